@@ -1,0 +1,76 @@
+package catalog
+
+import "encoding/json"
+
+// ChangeType says what a proposal does to its aspect.
+type ChangeType string
+
+// The change types of a proposal, as DataHub names them.
+const (
+	Upsert       ChangeType = "UPSERT"
+	Create       ChangeType = "CREATE"        // fails when the aspect exists
+	CreateEntity ChangeType = "CREATE_ENTITY" // fails when the entity exists
+	Update       ChangeType = "UPDATE"        // like UPSERT
+	Delete       ChangeType = "DELETE"
+	Patch        ChangeType = "PATCH"
+	Restate      ChangeType = "RESTATE"
+)
+
+// AuditStamp records who did something and when (epoch milliseconds).
+type AuditStamp struct {
+	Time  int64  `json:"time"`
+	Actor string `json:"actor"`
+}
+
+// SystemActor is the actor of writes the service makes on its own behalf.
+const SystemActor = "urn:li:corpuser:__datahub_system"
+
+// Proposal is one change to one aspect of one entity: the unit every writer
+// (REST, GraphQL, the CLI loader, the Go client) hands to the ingest pipeline.
+type Proposal struct {
+	EntityType string
+	// EntityURN identifies the entity; when empty, EntityKey (the key aspect's
+	// value) is used to build it.
+	EntityURN  string
+	EntityKey  json.RawMessage
+	ChangeType ChangeType
+	AspectName string
+	// Value is the aspect as JSON (for PATCH, a JSON Patch document).
+	Value       json.RawMessage
+	ContentType string
+	// SystemMetadata is the proposal's system metadata object, nil when absent.
+	SystemMetadata map[string]any
+}
+
+// Aspect is one stored version of one aspect of one entity.
+type Aspect struct {
+	URN     string
+	Name    string
+	Version int64 // 0 is the latest; history is kept at 1..N, oldest first
+	// Value is the aspect as canonical JSON.
+	Value          json.RawMessage
+	SystemMetadata json.RawMessage
+	Created        AuditStamp
+}
+
+// TimeseriesValue is one time-stamped value of a timeseries aspect.
+type TimeseriesValue struct {
+	URN             string
+	Entity          string
+	Aspect          string
+	TimestampMillis int64
+	Partition       string // partitionSpec.partition, "" for none
+	MessageID       string
+	Value           json.RawMessage
+	SystemMetadata  json.RawMessage
+}
+
+// Edge is one relationship from the entity owning an aspect to another entity.
+type Edge struct {
+	Source       string
+	Relationship string
+	Destination  string
+	SourceAspect string
+	Created      AuditStamp
+	Properties   json.RawMessage // nil when the relationship carries none
+}

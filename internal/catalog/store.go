@@ -1,0 +1,104 @@
+package catalog
+
+import "context"
+
+// Store is the primary store: versioned aspects, timeseries values and the
+// edges derived from them. Implementations are safe for concurrent use by
+// multiple goroutines. Errors are *Error values: NotFound for a missing aspect,
+// Unavailable when the database cannot be reached, Internal otherwise.
+type Store interface {
+	Reader
+	// Update runs fn in one read-write transaction. If fn returns an error or
+	// the commit fails, nothing fn wrote is kept. fn must not retain tx.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Reader reads committed state. Each call sees one consistent snapshot.
+type Reader interface {
+	// LatestAspects returns the version-0 rows of the given URNs, keyed by URN.
+	// When names is non-empty only those aspects are returned. URNs with no
+	// stored aspect are absent from the map.
+	LatestAspects(ctx context.Context, urns []string, names []string) (map[string][]Aspect, error)
+	// AspectVersion returns one version of one aspect: 0 the latest, N > 0 the
+	// N-th historical version, N < 0 relative to the newest historical version
+	// (-1 is max). NotFound when absent.
+	AspectVersion(ctx context.Context, urn, name string, version int64) (Aspect, error)
+	// Timeseries returns the values of a timeseries aspect of urn with
+	// timestamps in [q.Start, q.End] (0 = unbounded), newest first, at most q.Limit.
+	Timeseries(ctx context.Context, q TimeseriesQuery) ([]TimeseriesValue, error)
+	// Edges returns the edges touching urn in the given direction, restricted to
+	// the relationship names given (all when empty), ordered stably, with the
+	// total count before paging.
+	Edges(ctx context.Context, q EdgeQuery) ([]Edge, int, error)
+	// ScanLatest returns version-0 rows in (urn, aspect) order, for index restores.
+	ScanLatest(ctx context.Context, q ScanQuery) ([]Aspect, error)
+}
+
+// Tx is a read-write transaction. Reads through a Tx see its own writes.
+type Tx interface {
+	Reader
+	// Current returns, for each URN with stored aspects, the latest value of
+	// each aspect together with the highest version number stored for it.
+	Current(ctx context.Context, urns []string) (map[string]map[string]Current, error)
+	// PutAspects writes new latest values. For a write with History > 0 the
+	// previous latest row (w.Previous) is first kept as version History.
+	PutAspects(ctx context.Context, writes []AspectWrite) error
+	// DeleteAspect removes every version of one aspect and its edges.
+	DeleteAspect(ctx context.Context, urn, name string) (int, error)
+	// DeleteEntity removes every aspect version, timeseries value and outgoing
+	// edge of urn, returning the number of aspect rows and timeseries rows removed.
+	DeleteEntity(ctx context.Context, urn string) (rows, timeseriesRows int, err error)
+	// PutTimeseries upserts timeseries values on (urn, aspect, timestamp, partition, messageId).
+	PutTimeseries(ctx context.Context, values []TimeseriesValue) error
+	// ReplaceEdges replaces all edges whose source is urn and whose source aspect is aspect.
+	ReplaceEdges(ctx context.Context, urn, aspect string, edges []Edge) error
+}
+
+// Current is the stored latest state of one aspect.
+type Current struct {
+	Aspect           // the version-0 row
+	MaxVersion int64 // highest history version stored, 0 when there is none
+}
+
+// AspectWrite is one new latest value for PutAspects.
+type AspectWrite struct {
+	Aspect          // Version is ignored: the row written is version 0
+	History  int64  // when > 0, keep Previous as this version first
+	Previous Aspect // the row being replaced (used when History > 0)
+}
+
+// TimeseriesQuery selects values of one timeseries aspect of one entity.
+type TimeseriesQuery struct {
+	URN, Aspect string
+	Start, End  int64 // epoch ms, inclusive; 0 means unbounded
+	Partition   string
+	Limit       int
+}
+
+// Direction of an edge lookup relative to the URN asked about.
+type Direction string
+
+// Edge directions: OUTGOING edges have the URN as source, INCOMING as destination.
+const (
+	Outgoing Direction = "OUTGOING"
+	Incoming Direction = "INCOMING"
+)
+
+// EdgeQuery selects edges touching one URN.
+type EdgeQuery struct {
+	URN           string
+	Direction     Direction
+	Relationships []string
+	Start, Count  int
+}
+
+// ScanQuery selects latest aspect rows for index restores.
+type ScanQuery struct {
+	URN     string // exact URN, or
+	URNLike string // SQL LIKE pattern
+	Aspect  string
+	Offset  int
+	Limit   int
+}
