@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+)
+
+// ingestBatch is how many proposals go into one transaction or request;
+// DataHub's SDK uses the same batch size.
+const ingestBatch = 200
+
+// record is one entry of a metadata file.
+type record struct {
+	file  string
+	index int
+	raw   json.RawMessage
+}
+
+func (r record) String() string { return fmt.Sprintf("%s record %d", r.file, r.index) }
+
+// sink writes records somewhere: the local store or a running server.
+type sink interface {
+	// write applies recs as one unit and returns how many aspects they held.
+	write(ctx context.Context, recs []record) (int, error)
+}
+
+func runIngest(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs, getenv)
+	server := fs.String("server", getenv("DATAHUB_GMS_URL"), "URL of a running server to send the records to (env DATAHUB_GMS_URL); default: write the local store")
+	token := fs.String("token", getenv("DATAHUB_GMS_TOKEN"), "access token for --server (env DATAHUB_GMS_TOKEN)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: catalogd ingest [flags] FILE...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("no files given")
+	}
+	var recs []record
+	for _, f := range fs.Args() {
+		rs, err := readRecords(f)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rs...)
+	}
+
+	reg := registry.Default()
+	var out sink
+	if *server != "" {
+		out = &remoteSink{reg: reg, base: strings.TrimRight(*server, "/"), token: *token, client: &http.Client{Timeout: 60 * time.Second}}
+	} else {
+		db, err := sf.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		out = &localSink{reg: reg, svc: ingest.New(reg, db)}
+	}
+
+	bar := newProgress(stderr, len(recs), *quiet)
+	var (
+		aspects  int
+		failures []string
+		start    = time.Now()
+	)
+	for i := 0; i < len(recs); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Fill a chunk up to ingestBatch records; each record holds at least one proposal.
+		j := min(i+ingestBatch, len(recs))
+		chunk := recs[i:j]
+		n, err := out.write(ctx, chunk)
+		if err != nil && catalog.KindOf(err) != catalog.Invalid && !isClientError(err) {
+			return err
+		}
+		if err != nil {
+			// Find the bad records: apply the chunk one record at a time.
+			n = 0
+			for _, rec := range chunk {
+				m, err := out.write(ctx, []record{rec})
+				if err != nil {
+					if catalog.KindOf(err) != catalog.Invalid && !isClientError(err) {
+						return err
+					}
+					failures = append(failures, fmt.Sprintf("%s: %v", rec, err))
+					continue
+				}
+				n += m
+			}
+		}
+		aspects += n
+		i = j
+		bar.set(i)
+	}
+	bar.done()
+	fmt.Fprintf(stdout, "ingested %d records, %d aspects in %s; %d failures\n", len(recs), aspects, time.Since(start).Round(time.Millisecond), len(failures))
+	for _, f := range failures {
+		fmt.Fprintln(stdout, "  failed:", f)
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%d of %d records failed", len(failures), len(recs))
+	}
+	return nil
+}
+
+// readRecords reads a DataHub metadata file: a JSON array of records or a
+// single record.
+func readRecords(path string) ([]record, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimSpace(b)
+	var raws []json.RawMessage
+	if len(b) > 0 && b[0] == '[' {
+		if err := json.Unmarshal(b, &raws); err != nil {
+			return nil, fmt.Errorf("%s: not a JSON array of records: %v", path, err)
+		}
+	} else {
+		raws = []json.RawMessage{b}
+	}
+	out := make([]record, len(raws))
+	for i, r := range raws {
+		out[i] = record{file: path, index: i, raw: r}
+	}
+	return out, nil
+}
+
+type localSink struct {
+	reg *registry.Registry
+	svc *ingest.Service
+}
+
+func (s *localSink) write(ctx context.Context, recs []record) (int, error) {
+	var props []catalog.Proposal
+	for _, r := range recs {
+		ps, err := ingest.DecodeRecord(s.reg, r.raw)
+		if err != nil {
+			return 0, err
+		}
+		props = append(props, ps...)
+	}
+	if _, err := s.svc.Ingest(ctx, catalog.SystemActor, props); err != nil {
+		return 0, err
+	}
+	return len(props), nil
+}
+
+// remoteSink sends records the way DataHub's Python emitter does: snapshots
+// to /entities?action=ingest, proposals to /aspects?action=ingestProposalBatch
+// with each aspect serialised into aspect.value.
+type remoteSink struct {
+	reg    *registry.Registry
+	base   string
+	token  string
+	client *http.Client
+}
+
+// clientError is a 4xx answer from the server: the record is bad, not the link.
+type clientError struct {
+	status int
+	msg    string
+}
+
+func (e *clientError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.msg) }
+
+func isClientError(err error) bool {
+	var ce *clientError
+	return errors.As(err, &ce)
+}
+
+func (s *remoteSink) write(ctx context.Context, recs []record) (int, error) {
+	var proposals []json.RawMessage
+	n := 0
+	for _, r := range recs {
+		var probe struct {
+			ProposedSnapshot json.RawMessage `json:"proposedSnapshot"`
+			SystemMetadata   json.RawMessage `json:"systemMetadata"`
+		}
+		if err := json.Unmarshal(r.raw, &probe); err != nil {
+			return n, catalog.Errorf(catalog.Invalid, "malformed record: %v", err)
+		}
+		if len(probe.ProposedSnapshot) > 0 {
+			props, err := ingest.DecodeSnapshot(s.reg, probe.ProposedSnapshot, nil)
+			if err != nil {
+				return n, err
+			}
+			body := map[string]any{"entity": map[string]any{"value": probe.ProposedSnapshot}}
+			if len(probe.SystemMetadata) > 0 && string(probe.SystemMetadata) != "null" {
+				body["systemMetadata"] = probe.SystemMetadata
+			}
+			if err := s.post(ctx, "/entities?action=ingest", body); err != nil {
+				return n, err
+			}
+			n += len(props)
+			continue
+		}
+		p, err := valueForm(r.raw)
+		if err != nil {
+			return n, err
+		}
+		proposals = append(proposals, p)
+	}
+	if len(proposals) > 0 {
+		if err := s.post(ctx, "/aspects?action=ingestProposalBatch", map[string]any{"proposals": proposals, "async": "false"}); err != nil {
+			return n, err
+		}
+		n += len(proposals)
+	}
+	return n, nil
+}
+
+// valueForm rewrites an MCP whose aspect is inlined as "json" into the rest.li
+// form with the aspect serialised into "value", and drops null members.
+func valueForm(raw json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, catalog.Errorf(catalog.Invalid, "malformed proposal: %v", err)
+	}
+	for k, v := range m {
+		if string(v) == "null" {
+			delete(m, k)
+		}
+	}
+	for _, field := range []string{"aspect", "entityKeyAspect"} {
+		if a, ok := m[field]; ok {
+			var ga map[string]json.RawMessage
+			if err := json.Unmarshal(a, &ga); err == nil {
+				if j, ok := ga["json"]; ok {
+					s, _ := json.Marshal(string(j))
+					ga = map[string]json.RawMessage{"value": s, "contentType": json.RawMessage(`"application/json"`)}
+					m[field], _ = json.Marshal(ga)
+				}
+			}
+		}
+	}
+	return json.Marshal(m)
+}
+
+func (s *remoteSink) post(ctx context.Context, path string, body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+path, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var eb struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(msg, &eb) == nil && eb.Message != "" {
+		msg = []byte(eb.Message)
+	}
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
+		return &clientError{status: resp.StatusCode, msg: string(msg)}
+	}
+	return fmt.Errorf("POST %s: HTTP %d: %s", path, resp.StatusCode, msg)
+}
+
+// progress draws a one-line progress bar on w.
+type progress struct {
+	w     io.Writer
+	total int
+	off   bool
+	last  time.Time
+}
+
+func newProgress(w io.Writer, total int, off bool) *progress {
+	return &progress{w: w, total: total, off: off}
+}
+
+func (p *progress) set(n int) {
+	if p.off || (time.Since(p.last) < 100*time.Millisecond && n < p.total) {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	filled := width
+	if p.total > 0 {
+		filled = n * width / p.total
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d records", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), n, p.total)
+}
+
+func (p *progress) done() {
+	if !p.off {
+		p.set(p.total)
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,51 @@
+// Command catalogd is a metadata catalog service that speaks DataHub's
+// metadata-service interface. Run "catalogd help" for its subcommands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "catalogd:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `catalogd — a metadata catalog speaking DataHub's GMS interface
+
+usage:
+  catalogd serve   [flags]            start the server (default: embedded SQLite under --data-dir)
+  catalogd ingest  [flags] FILE...    load DataHub metadata files (MCEs and MCPs) locally or into --server
+  catalogd help                       show this text
+
+Run "catalogd <command> -h" for the flags of a command.
+`
+
+// run is the whole program; main only supplies the process's environment so
+// that tests can run the real thing in-process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		return runServe(ctx, nil, getenv, stdout, stderr)
+	}
+	cmd, rest := args[1], args[2:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, rest, getenv, stdout, stderr)
+	case "ingest":
+		return runIngest(ctx, rest, getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		_, err := io.WriteString(stdout, usage)
+		return err
+	}
+	return fmt.Errorf("unknown command %q\n\n%s", cmd, usage)
+}

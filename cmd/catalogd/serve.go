@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/restli"
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+// Version is the catalogd version, reported at /config.
+var Version = "0.1.0"
+
+// storeFlags are the flags that choose where data lives, shared by the
+// subcommands that open the store.
+type storeFlags struct {
+	dataDir string
+	store   string
+}
+
+func (s *storeFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&s.dataDir, "data-dir", envOr(getenv, "CATALOGD_DATA_DIR", "data"), "directory of the embedded store (env CATALOGD_DATA_DIR)")
+	fs.StringVar(&s.store, "store", getenv("CATALOGD_STORE"), "store DSN: postgres://... for the scale-out mode; default the SQLite file in --data-dir (env CATALOGD_STORE)")
+}
+
+func (s *storeFlags) dsn() string {
+	if s.store != "" {
+		return s.store
+	}
+	return "sqlite:" + filepath.Join(s.dataDir, "catalogd.db")
+}
+
+func (s *storeFlags) open(ctx context.Context) (*store.DB, error) {
+	db, err := store.Open(ctx, s.dsn())
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return db, nil
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs, getenv)
+	addr := fs.String("addr", envOr(getenv, "CATALOGD_ADDR", "127.0.0.1:8080"), "listen address HOST:PORT; port 0 picks a free port (env CATALOGD_ADDR)")
+	maxBody := fs.Int64("max-body", restli.DefaultMaxBody, "request body limit in bytes")
+	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("bad -log-level: %w", err)
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+
+	start := time.Now()
+	db, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := registry.Default()
+	svc := ingest.New(reg, db)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	base := "http://" + ln.Addr().String()
+	api := restli.New(restli.Config{
+		Registry:     reg,
+		Store:        db,
+		Ingest:       svc,
+		Actor:        actorFromHeader,
+		MaxBody:      *maxBody,
+		ServerConfig: serverConfig(base),
+	})
+	srv := &http.Server{
+		Handler:           logRequests(api),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	slog.Info("catalogd started", "addr", base, "store", db.Dialect(), "startup", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "catalogd listening on %s\n", base)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// actorFromHeader identifies the caller the way DataHub does with
+// authentication disabled: the legacy X-DataHub-Actor header, else the system.
+func actorFromHeader(r *http.Request) string {
+	if a := r.Header.Get("X-DataHub-Actor"); strings.HasPrefix(a, "urn:li:corpuser:") {
+		return a
+	}
+	return catalog.SystemActor
+}
+
+// serverConfig is the GET /config document. DataHub's Python SDK refuses to
+// talk to a server whose noCode is not the string "true"; the version is kept
+// below 1.0.1 so SDKs keep using the rest.li endpoints catalogd serves.
+func serverConfig(base string) map[string]any {
+	return map[string]any{
+		"noCode":                   "true",
+		"retention":                "true",
+		"statefulIngestionCapable": true,
+		"patchCapable":             false,
+		"supportsImpactAnalysis":   false,
+		"timeZone":                 "UTC",
+		"baseUrl":                  base,
+		"versions": map[string]any{
+			"acryldata/datahub": map[string]any{"version": "v0.14.1", "commit": "catalogd-" + Version},
+			"catalogd":          map[string]any{"version": Version},
+		},
+		"datahub":          map[string]any{"serverType": "prod", "serverEnv": "core"},
+		"managedIngestion": map[string]any{"enabled": false, "defaultCliVersion": ""},
+		"telemetry":        map[string]any{"enabledCli": false, "enabledIngestion": false},
+	}
+}
+
+// logRequests logs each request at debug level with its status and duration.
+func logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !slog.Default().Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		slog.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}

@@ -1,0 +1,370 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/registry"
+)
+
+// applier carries one request's state through its transaction. Proposals are
+// applied in order against an in-memory view of the stored aspects of every
+// URN the request touches, loaded in one query; writes are buffered and sent
+// to the store in bulk.
+type applier struct {
+	svc   *Service
+	tx    catalog.Tx
+	actor string
+	now   int64
+	total int
+
+	state   map[string]map[string]*slot // urn → aspect → stored state
+	pending []catalog.AspectWrite
+	inRound map[[2]string]bool // (urn, aspect) already written in the pending round
+	series  []catalog.TimeseriesValue
+	touched map[string]*touch // URNs written, in first-touch order via order
+	order   []string
+	written int
+}
+
+type slot struct {
+	cur    catalog.Aspect
+	max    int64
+	exists bool
+}
+
+type touch struct {
+	entity  *catalog.EntitySpec
+	changed map[string]bool // aspects whose latest value changed (edges to rewrite)
+	deleted bool            // the entity was deleted and not written again
+	wrote   bool            // the request wrote an aspect of the entity
+}
+
+func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
+	urns := make([]string, 0, len(ps))
+	seen := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		if !seen[p.urn] {
+			seen[p.urn] = true
+			urns = append(urns, p.urn)
+		}
+	}
+	cur, err := a.tx.Current(ctx, urns)
+	if err != nil {
+		return 0, err
+	}
+	a.state = make(map[string]map[string]*slot, len(urns))
+	for _, u := range urns {
+		m := make(map[string]*slot)
+		for name, c := range cur[u] {
+			m[name] = &slot{cur: c.Aspect, max: c.MaxVersion, exists: true}
+		}
+		a.state[u] = m
+	}
+	a.inRound = make(map[[2]string]bool)
+	a.touched = make(map[string]*touch)
+
+	for _, p := range ps {
+		if err := a.one(ctx, p); err != nil {
+			return 0, proposalError(p.index, a.total, p.src, err)
+		}
+	}
+	for _, u := range a.order {
+		t := a.touched[u]
+		if t.wrote && !t.deleted {
+			if err := a.defaults(ctx, u, t); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := a.flush(ctx); err != nil {
+		return 0, err
+	}
+	if len(a.series) > 0 {
+		if err := a.tx.PutTimeseries(ctx, a.series); err != nil {
+			return 0, err
+		}
+	}
+	if err := a.edges(ctx); err != nil {
+		return 0, err
+	}
+	if idx := a.svc.indexer; idx != nil && len(a.order) > 0 {
+		if err := idx.Reindex(ctx, a.tx, a.order); err != nil {
+			return 0, err
+		}
+	}
+	return a.written, nil
+}
+
+func (a *applier) touch(urn string, ent *catalog.EntitySpec) *touch {
+	t := a.touched[urn]
+	if t == nil {
+		t = &touch{entity: ent, changed: map[string]bool{}}
+		a.touched[urn] = t
+		a.order = append(a.order, urn)
+	}
+	return t
+}
+
+func (a *applier) one(ctx context.Context, p *prepared) error {
+	slots := a.state[p.urn]
+	t := a.touch(p.urn, p.entity)
+	switch p.change {
+	case catalog.Delete:
+		if err := a.flush(ctx); err != nil {
+			return err
+		}
+		if p.aspect.Name == p.entity.KeyAspect {
+			if _, _, err := a.tx.DeleteEntity(ctx, p.urn); err != nil {
+				return err
+			}
+			a.state[p.urn] = map[string]*slot{}
+			t.deleted = true
+			t.changed = map[string]bool{}
+			return nil
+		}
+		if _, err := a.tx.DeleteAspect(ctx, p.urn, p.aspect.Name); err != nil {
+			return err
+		}
+		delete(slots, p.aspect.Name)
+		delete(t.changed, p.aspect.Name)
+		return nil
+	case catalog.CreateEntity:
+		if len(slots) > 0 {
+			return catalog.Errorf(catalog.Conflict, "entity %s already exists", p.urn)
+		}
+	case catalog.Create:
+		if s := slots[p.aspect.Name]; s != nil && s.exists {
+			return catalog.Errorf(catalog.Conflict, "aspect %s of %s already exists", p.aspect.Name, p.urn)
+		}
+	}
+	t.deleted, t.wrote = false, true
+	if p.aspect.Timeseries {
+		ts, _ := int64At(p.value, "timestampMillis")
+		a.series = append(a.series, catalog.TimeseriesValue{
+			URN:             p.urn,
+			Entity:          p.entity.Name,
+			Aspect:          p.aspect.Name,
+			TimestampMillis: ts,
+			Partition:       stringAt(p.value, "partitionSpec", "partition"),
+			MessageID:       stringAt(p.value, "messageId"),
+			Value:           p.canon,
+			SystemMetadata:  p.sysMD,
+		})
+		a.written++
+		return nil
+	}
+	return a.put(ctx, p.urn, p.aspect.Name, p.canon, p.sysMD)
+}
+
+// put buffers a new latest value unless it equals the stored one.
+func (a *applier) put(ctx context.Context, urn, aspect string, value, sysMD []byte) error {
+	slots := a.state[urn]
+	s := slots[aspect]
+	if s != nil && s.exists && bytes.Equal(s.cur.Value, value) {
+		return nil
+	}
+	k := [2]string{urn, aspect}
+	if a.inRound[k] {
+		// The store writes one version-0 row per (urn, aspect) per round.
+		if err := a.flush(ctx); err != nil {
+			return err
+		}
+	}
+	w := catalog.AspectWrite{Aspect: catalog.Aspect{
+		URN: urn, Name: aspect, Value: value, SystemMetadata: sysMD,
+		Created: catalog.AuditStamp{Time: a.now, Actor: a.actor},
+	}}
+	if s == nil {
+		s = &slot{}
+		slots[aspect] = s
+	}
+	if s.exists {
+		s.max++
+		w.History = s.max
+		w.Previous = s.cur
+	}
+	s.cur, s.exists = w.Aspect, true
+	a.pending = append(a.pending, w)
+	a.inRound[k] = true
+	a.touched[urn].changed[aspect] = true
+	a.written++
+	return nil
+}
+
+func (a *applier) flush(ctx context.Context) error {
+	if len(a.pending) == 0 {
+		return nil
+	}
+	if err := a.tx.PutAspects(ctx, a.pending); err != nil {
+		return err
+	}
+	a.pending = a.pending[:0]
+	clear(a.inRound)
+	return nil
+}
+
+// defaults writes, for an entity seen for the first time, its key aspect and
+// the default browsePaths and dataPlatformInstance DataHub derives from the URN.
+func (a *applier) defaults(ctx context.Context, urn string, t *touch) error {
+	ent := t.entity
+	slots := a.state[urn]
+	if s := slots[ent.KeyAspect]; s != nil && s.exists {
+		return nil
+	}
+	u, err := catalog.ParseURN(urn)
+	if err != nil {
+		return err
+	}
+	key, err := registry.KeyFromURN(ent, u)
+	if err != nil {
+		return err
+	}
+	sm, _ := systemMetadata(nil, a.now)
+	if err := a.putDefault(ctx, urn, ent.KeyAspect, key, sm); err != nil {
+		return err
+	}
+	if a.svc.reg.EntityHasAspect(ent.Name, "browsePaths") && slots["browsePaths"] == nil {
+		if p := defaultBrowsePath(ent, key); p != "" {
+			if err := a.putDefault(ctx, urn, "browsePaths", map[string]any{"paths": []any{p}}, sm); err != nil {
+				return err
+			}
+		}
+	}
+	if ent.PlatformField != "" && a.svc.reg.EntityHasAspect(ent.Name, "dataPlatformInstance") && slots["dataPlatformInstance"] == nil {
+		if pf, _ := key[ent.PlatformField].(string); pf != "" {
+			if !strings.HasPrefix(pf, "urn:") {
+				pf = catalog.NewURN("dataPlatform", pf)
+			}
+			if err := a.putDefault(ctx, urn, "dataPlatformInstance", map[string]any{"platform": pf}, sm); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (a *applier) putDefault(ctx context.Context, urn, aspect string, v any, sm []byte) error {
+	b, err := canonicalJSON(v)
+	if err != nil {
+		return err
+	}
+	return a.put(ctx, urn, aspect, b, sm)
+}
+
+// defaultBrowsePath mirrors DataHub's BrowsePathUtils: datasets browse under
+// /<origin>/<platform>/<name split on dots>, other entities under their key parts.
+func defaultBrowsePath(ent *catalog.EntitySpec, key map[string]any) string {
+	str := func(f string) string { s, _ := key[f].(string); return s }
+	platformName := func(s string) string {
+		if u, err := catalog.ParseURN(s); err == nil {
+			return u.ID()
+		}
+		return s
+	}
+	switch ent.Name {
+	case "dataset":
+		name := strings.ReplaceAll(str("name"), ".", "/")
+		return "/" + strings.ToLower(str("origin")) + "/" + platformName(str("platform")) + "/" + strings.TrimPrefix(name, "/")
+	case "chart":
+		return "/" + str("dashboardTool") + "/" + str("chartId")
+	case "dashboard":
+		return "/" + str("dashboardTool") + "/" + str("dashboardId")
+	case "dataFlow":
+		return "/" + str("orchestrator") + "/" + str("cluster") + "/" + str("flowId")
+	case "dataJob":
+		if fu, err := catalog.ParseURN(str("flow")); err == nil {
+			if parts := fu.Parts(); len(parts) == 3 {
+				return "/" + parts[0] + "/" + parts[1] + "/" + str("jobId")
+			}
+		}
+	case "mlModel", "mlModelGroup":
+		return "/" + strings.ToLower(str("origin")) + "/" + platformName(str("platform")) + "/" + str("name")
+	case "mlFeatureTable":
+		return "/" + platformName(str("platform")) + "/" + str("name")
+	case "mlFeature":
+		return "/" + str("featureNamespace") + "/" + str("name")
+	case "glossaryTerm":
+		return "/" + str("name")
+	}
+	return ""
+}
+
+// edges rewrites the graph edges of every aspect whose latest value changed.
+func (a *applier) edges(ctx context.Context) error {
+	for _, urn := range a.order {
+		t := a.touched[urn]
+		names := make([]string, 0, len(t.changed))
+		for n := range t.changed {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			spec := a.svc.reg.Aspect(name)
+			if spec == nil || len(spec.Relationships) == 0 {
+				continue
+			}
+			s := a.state[urn][name]
+			if s == nil || !s.exists {
+				continue
+			}
+			v, err := decodeJSON(s.cur.Value)
+			if err != nil {
+				return fmt.Errorf("decode %s of %s: %w", name, urn, err)
+			}
+			edges := Edges(urn, spec, v, s.cur.Created)
+			if err := a.tx.ReplaceEdges(ctx, urn, name, edges); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Edges derives the relationship edges of one aspect value from its spec's
+// x-relationship annotations. Values that are not URNs are skipped.
+func Edges(urn string, spec *catalog.AspectSpec, v any, created catalog.AuditStamp) []catalog.Edge {
+	var out []catalog.Edge
+	seen := map[[2]string]bool{}
+	for _, rel := range spec.Relationships {
+		dests := registry.Extract(v, rel.Path)
+		var times, actors []any
+		if rel.CreatedOn != "" {
+			times = registry.Extract(v, rel.CreatedOn)
+		}
+		if rel.CreatedActor != "" {
+			actors = registry.Extract(v, rel.CreatedActor)
+		}
+		for i, d := range dests {
+			dest, ok := d.(string)
+			if !ok || !strings.HasPrefix(dest, "urn:") {
+				continue
+			}
+			k := [2]string{rel.Name, dest}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			e := catalog.Edge{Source: urn, Relationship: rel.Name, Destination: dest, SourceAspect: spec.Name, Created: created}
+			if len(times) == len(dests) {
+				if n, ok := times[i].(json.Number); ok {
+					if ms, err := n.Int64(); err == nil && ms > 0 {
+						e.Created.Time = ms
+					}
+				}
+			}
+			if len(actors) == len(dests) {
+				if s, ok := actors[i].(string); ok && s != "" {
+					e.Created.Actor = s
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}

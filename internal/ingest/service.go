@@ -1,0 +1,333 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/registry"
+)
+
+// DefaultRunID is the run id DataHub records when a writer gives none.
+const DefaultRunID = "no-run-id-provided"
+
+// Indexer keeps derived indexes (search documents) in step with the store.
+// It is called inside the write transaction with the URNs whose aspects
+// changed, after all of the request's writes, so that an index kept in the
+// same database commits or rolls back with them.
+type Indexer interface {
+	Reindex(ctx context.Context, tx catalog.Tx, urns []string) error
+}
+
+// Service applies proposals. It is safe for concurrent use.
+type Service struct {
+	reg     *registry.Registry
+	store   catalog.Store
+	indexer Indexer
+	now     func() time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithIndexer makes the service update idx in every write transaction.
+func WithIndexer(idx Indexer) Option { return func(s *Service) { s.indexer = idx } }
+
+// WithClock replaces the clock, for tests.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// New returns a Service writing to store, checking against reg.
+func New(reg *registry.Registry, store catalog.Store, opts ...Option) *Service {
+	s := &Service{reg: reg, store: store, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Result reports what Ingest did.
+type Result struct {
+	// URNs holds the entity URN of each proposal, in request order.
+	URNs []string
+	// Written counts the aspect versions and timeseries values written;
+	// unchanged values are not counted.
+	Written int
+}
+
+// Ingest applies props as one atomic change made by actor. When the request
+// holds more than one proposal, errors name the failing proposal by index.
+func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Proposal) (Result, error) {
+	if actor == "" {
+		actor = catalog.SystemActor
+	}
+	now := s.now().UnixMilli()
+	prepared := make([]*prepared, len(props))
+	for i := range props {
+		p, err := s.prepare(&props[i], now)
+		if err != nil {
+			return Result{}, proposalError(i, len(props), &props[i], err)
+		}
+		p.index = i
+		prepared[i] = p
+	}
+	res := Result{URNs: make([]string, len(prepared))}
+	for i, p := range prepared {
+		res.URNs[i] = p.urn
+	}
+	err := s.store.Update(ctx, func(tx catalog.Tx) error {
+		a := &applier{svc: s, tx: tx, actor: actor, now: now, total: len(props)}
+		n, err := a.apply(ctx, prepared)
+		res.Written = n
+		return err
+	})
+	return res, err
+}
+
+// prepared is a proposal that passed every check that needs no stored state.
+type prepared struct {
+	index  int
+	src    *catalog.Proposal
+	entity *catalog.EntitySpec
+	aspect *catalog.AspectSpec
+	urn    string
+	change catalog.ChangeType
+	value  any    // normalised aspect value (nil for DELETE)
+	canon  []byte // canonical JSON of value
+	sysMD  []byte // canonical JSON of the system metadata
+}
+
+func (s *Service) prepare(p *catalog.Proposal, now int64) (*prepared, error) {
+	out := &prepared{src: p}
+	if p.EntityType == "" {
+		return nil, catalog.Errorf(catalog.Invalid, "entityType is required")
+	}
+	ent := s.reg.Entity(p.EntityType)
+	if ent == nil {
+		return nil, catalog.Errorf(catalog.Invalid, "unknown entity type %q", p.EntityType)
+	}
+	out.entity = ent
+
+	switch {
+	case p.EntityURN != "":
+		u, err := catalog.ParseURN(p.EntityURN)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.EqualFold(u.EntityType(), ent.Name) {
+			return nil, catalog.Errorf(catalog.Invalid, "URN %s is not a %s URN", p.EntityURN, ent.Name)
+		}
+		if _, err := registry.KeyFromURN(ent, u); err != nil {
+			return nil, err
+		}
+		out.urn = u.String()
+	case len(p.EntityKey) > 0:
+		key, err := decodeJSON(p.EntityKey)
+		if err != nil {
+			return nil, catalog.Errorf(catalog.Invalid, "entityKeyAspect is not valid JSON: %v", err)
+		}
+		key, err = s.reg.Normalize(ent.KeyAspect, key)
+		if err != nil {
+			return nil, err
+		}
+		m, ok := key.(map[string]any)
+		if !ok {
+			return nil, catalog.Errorf(catalog.Invalid, "entityKeyAspect must be a JSON object")
+		}
+		urn, err := registry.URNFromKey(ent, m)
+		if err != nil {
+			return nil, err
+		}
+		out.urn = urn
+	default:
+		return nil, catalog.Errorf(catalog.Invalid, "one of entityUrn or entityKeyAspect is required")
+	}
+
+	if p.AspectName == "" {
+		return nil, catalog.Errorf(catalog.Invalid, "aspectName is required")
+	}
+	asp := s.reg.Aspect(p.AspectName)
+	if asp == nil {
+		return nil, catalog.Errorf(catalog.Invalid, "unknown aspect %q", p.AspectName)
+	}
+	if !s.reg.EntityHasAspect(ent.Name, asp.Name) {
+		return nil, catalog.Errorf(catalog.Invalid, "aspect %s is not an aspect of entity %s", asp.Name, ent.Name)
+	}
+	out.aspect = asp
+
+	change := catalog.ChangeType(strings.ToUpper(string(p.ChangeType)))
+	if change == "" {
+		change = catalog.Upsert
+	}
+	switch change {
+	case catalog.Upsert, catalog.Update, catalog.Create, catalog.CreateEntity:
+	case catalog.Delete:
+		if asp.Timeseries {
+			return nil, catalog.Errorf(catalog.Invalid, "changeType DELETE is not supported for timeseries aspect %s", asp.Name)
+		}
+	case catalog.Patch, catalog.Restate:
+		return nil, catalog.Errorf(catalog.Invalid, "changeType %s is not supported", change)
+	default:
+		return nil, catalog.Errorf(catalog.Invalid, "unknown changeType %q (want UPSERT, CREATE, CREATE_ENTITY, UPDATE or DELETE)", p.ChangeType)
+	}
+	out.change = change
+
+	if change != catalog.Delete {
+		if ct := p.ContentType; ct != "" && !strings.EqualFold(ct, "application/json") {
+			return nil, catalog.Errorf(catalog.Invalid, "unsupported contentType %q for changeType %s (want application/json)", ct, change)
+		}
+		if len(bytes.TrimSpace(p.Value)) == 0 {
+			return nil, catalog.Errorf(catalog.Invalid, "aspect value is required")
+		}
+		v, err := decodeJSON(p.Value)
+		if err != nil {
+			return nil, catalog.Errorf(catalog.Invalid, "aspect value is not valid JSON: %v", err)
+		}
+		if _, ok := v.(map[string]any); !ok {
+			return nil, catalog.Errorf(catalog.Invalid, "aspect value must be a JSON object")
+		}
+		v, err = s.reg.Normalize(asp.Name, v)
+		if err != nil {
+			return nil, err
+		}
+		out.value = v
+		if out.canon, err = canonicalJSON(v); err != nil {
+			return nil, err
+		}
+		if asp.Timeseries {
+			if _, ok := int64At(v, "timestampMillis"); !ok {
+				return nil, catalog.Errorf(catalog.Invalid, "timeseries aspect %s needs timestampMillis", asp.Name)
+			}
+		}
+	}
+	sm, err := systemMetadata(p.SystemMetadata, now)
+	if err != nil {
+		return nil, err
+	}
+	out.sysMD = sm
+	return out, nil
+}
+
+// systemMetadata fills DataHub's defaults into a proposal's system metadata.
+func systemMetadata(in map[string]any, now int64) ([]byte, error) {
+	m := make(map[string]any, len(in)+2)
+	for k, v := range in {
+		if v != nil {
+			m[k] = v
+		}
+	}
+	if _, ok := m["runId"]; !ok {
+		m["runId"] = DefaultRunID
+	}
+	if lo, ok := int64At(m, "lastObserved"); !ok || lo == 0 {
+		m["lastObserved"] = now
+	}
+	b, err := canonicalJSON(m)
+	if err != nil {
+		return nil, catalog.Errorf(catalog.Invalid, "systemMetadata: %v", err)
+	}
+	return b, nil
+}
+
+func proposalError(i, n int, p *catalog.Proposal, err error) error {
+	var op string
+	if n > 1 {
+		op = fmt.Sprintf("proposal %d", i)
+	} else {
+		op = "proposal"
+	}
+	var what []string
+	if p.EntityURN != "" {
+		what = append(what, p.EntityURN)
+	} else if p.EntityType != "" {
+		what = append(what, "entity type "+p.EntityType)
+	}
+	if p.AspectName != "" {
+		what = append(what, "aspect "+p.AspectName)
+	}
+	if len(what) > 0 {
+		op += " (" + strings.Join(what, ", ") + ")"
+	}
+	return catalog.WithOp(op, err)
+}
+
+// decodeJSON decodes one JSON value keeping numbers exact.
+func decodeJSON(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	return v, nil
+}
+
+// canonicalJSON encodes v with sorted object keys and no HTML escaping, so
+// that equal values have equal bytes.
+func canonicalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// int64At reads an integer member of a JSON object decoded with UseNumber.
+func int64At(v any, key string) (int64, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return 0, false
+	}
+	switch n := m[key].(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case float64:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+func stringAt(v any, keys ...string) string {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// DeleteEntity hard-deletes urn: every aspect version, timeseries value and
+// outgoing edge. It returns the number of aspect and timeseries rows removed.
+func (s *Service) DeleteEntity(ctx context.Context, actor string, urn catalog.URN) (rows, timeseriesRows int, err error) {
+	if s.reg.Entity(urn.EntityType()) == nil {
+		return 0, 0, catalog.Errorf(catalog.Invalid, "unknown entity type %q in URN %s", urn.EntityType(), urn)
+	}
+	err = s.store.Update(ctx, func(tx catalog.Tx) error {
+		var err error
+		rows, timeseriesRows, err = tx.DeleteEntity(ctx, urn.String())
+		if err != nil {
+			return err
+		}
+		if s.indexer != nil {
+			return s.indexer.Reindex(ctx, tx, []string{urn.String()})
+		}
+		return nil
+	})
+	return rows, timeseriesRows, err
+}

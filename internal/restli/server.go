@@ -1,0 +1,194 @@
+// Package restli serves DataHub's rest.li-style JSON API (/aspects,
+// /entities, /entitiesV2, /relationships, /operations) plus the /config and
+// /health endpoints real clients probe first. It decodes requests, calls the
+// services and encodes responses with rest.li's conventions: the protocol
+// version header echoed, action responses wrapped in {"value": ...}, errors
+// as rest.li ErrorResponse bodies.
+package restli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+)
+
+const (
+	protocolHeader = "X-RestLi-Protocol-Version"
+	protocol2      = "2.0.0"
+	protocol1      = "1.0.0"
+)
+
+// DefaultMaxBody is the default request body limit: DataHub's Python emitter
+// sends batches of up to about 15 MB.
+const DefaultMaxBody = 32 << 20
+
+// ActionFunc handles one rest.li action. body is the request's JSON object;
+// a non-nil result is answered as {"value": result}, a nil one as an empty 200.
+type ActionFunc func(ctx context.Context, r *http.Request, body []byte) (any, error)
+
+// Handler serves the rest.li resources.
+type Handler struct {
+	reg     *registry.Registry
+	store   catalog.Reader
+	ingest  *ingest.Service
+	actor   func(*http.Request) string
+	maxBody int64
+	config  map[string]any
+	actions map[string]map[string]ActionFunc // resource → action → handler
+	mux     *http.ServeMux
+}
+
+// Config holds a Handler's dependencies.
+type Config struct {
+	Registry *registry.Registry
+	Store    catalog.Reader
+	Ingest   *ingest.Service
+	// Actor returns the URN of the caller; nil means every caller acts as
+	// the system actor.
+	Actor func(*http.Request) string
+	// MaxBody limits request bodies in bytes (DefaultMaxBody when 0).
+	MaxBody int64
+	// ServerConfig is served at GET /config.
+	ServerConfig map[string]any
+}
+
+// New returns a Handler for the rest.li resources.
+func New(c Config) *Handler {
+	h := &Handler{
+		reg: c.Registry, store: c.Store, ingest: c.Ingest, actor: c.Actor,
+		maxBody: c.MaxBody, config: c.ServerConfig,
+		actions: map[string]map[string]ActionFunc{},
+		mux:     http.NewServeMux(),
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBody
+	}
+	if h.actor == nil {
+		h.actor = func(*http.Request) string { return catalog.SystemActor }
+	}
+	h.HandleAction("aspects", "ingestProposal", h.ingestProposal)
+	h.HandleAction("aspects", "ingestProposalBatch", h.ingestProposalBatch)
+	h.HandleAction("entities", "ingest", h.ingestSnapshot)
+	h.HandleAction("entities", "batchIngest", h.batchIngestSnapshots)
+	h.HandleAction("entities", "delete", h.deleteEntity)
+
+	for _, res := range []string{"aspects", "entities", "entitiesV2", "relationships", "operations"} {
+		res := res
+		h.mux.HandleFunc("POST /"+res, func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, res) })
+	}
+	h.mux.HandleFunc("POST /gms/operations", func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, "operations") })
+	h.mux.HandleFunc("POST /api/gms/operations", func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, "operations") })
+	h.mux.HandleFunc("GET /entitiesV2/", h.getEntityV2)
+	h.mux.HandleFunc("GET /entitiesV2", h.batchGetEntityV2)
+	h.mux.HandleFunc("GET /entities/", h.getEntitySnapshot)
+	h.mux.HandleFunc("GET /aspects/", h.getAspect)
+	h.mux.HandleFunc("GET /config", h.getConfig)
+	h.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "OK")
+	})
+	return h
+}
+
+// HandleAction registers fn as the handler of POST /<resource>?action=<name>.
+func (h *Handler) HandleAction(resource, name string, fn ActionFunc) {
+	if h.actions[resource] == nil {
+		h.actions[resource] = map[string]ActionFunc{}
+	}
+	h.actions[resource][name] = fn
+}
+
+// HandleFunc registers a non-action route (pattern as for http.ServeMux)
+// that shares the rest.li conventions.
+func (h *Handler) HandleFunc(pattern string, fn http.HandlerFunc) { h.mux.HandleFunc(pattern, fn) }
+
+// Actor returns the URN of the caller of r.
+func (h *Handler) Actor(r *http.Request) string { return h.actor(r) }
+
+// ServeHTTP echoes the protocol version, limits the body and routes.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	v := r.Header.Get(protocolHeader)
+	if v != protocol2 {
+		v = protocol1
+	}
+	w.Header().Set(protocolHeader, v)
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *Handler) serveAction(w http.ResponseWriter, r *http.Request, resource string) {
+	name := r.URL.Query().Get("action")
+	if name == "" {
+		WriteError(w, r, catalog.Errorf(catalog.Invalid, "POST /%s needs an action query parameter", resource))
+		return
+	}
+	fn := h.actions[resource][name]
+	if fn == nil {
+		WriteError(w, r, catalog.Errorf(catalog.Invalid, "unknown action %q on resource %s", name, resource))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	res, err := fn(r.Context(), r, body)
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	if res == nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"value": res})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// DecodeParams decodes an action's JSON parameters into v, rejecting unknown
+// parameters and naming the one that is wrong.
+func DecodeParams(body []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if ok := asType(err, &te); ok && te.Field != "" {
+			return catalog.Errorf(catalog.Invalid, "parameter %s: expected %s, got %s", te.Field, te.Type, te.Value)
+		}
+		msg := strings.TrimPrefix(err.Error(), "json: ")
+		return catalog.Errorf(catalog.Invalid, "malformed request body: %s", msg)
+	}
+	return nil
+}
+
+func asType(err error, target **json.UnmarshalTypeError) bool {
+	te, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = te
+	}
+	return ok
+}
+
+func (h *Handler) getConfig(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, h.config)
+}

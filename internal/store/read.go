@@ -1,0 +1,275 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+)
+
+// reader implements catalog.Reader over a pool (DB) or a transaction (Tx).
+type reader struct {
+	db *DB
+	q  querier
+	// snapshot runs f with one consistent view: a read-only transaction on
+	// the pool, the transaction itself inside Update.
+	snapshot func(ctx context.Context, f func(querier) error) error
+}
+
+// noLimit stands for "all rows" where an OFFSET needs a LIMIT beside it.
+const noLimit = 1<<63 - 1
+
+const aspectCols = "urn, aspect, version, metadata, systemmetadata, createdon, createdby"
+
+func scanAspect(rows interface{ Scan(...any) error }) (catalog.Aspect, error) {
+	var a catalog.Aspect
+	var value, sys []byte
+	err := rows.Scan(&a.URN, &a.Name, &a.Version, &value, &sys, &a.Created.Time, &a.Created.Actor)
+	a.Value, a.SystemMetadata = value, sys
+	return a, err
+}
+
+// LatestAspects returns the version-0 rows of urns in one query, keyed by URN,
+// each URN's aspects in name order.
+func (r reader) LatestAspects(ctx context.Context, urns []string, names []string) (map[string][]catalog.Aspect, error) {
+	out := make(map[string][]catalog.Aspect, len(urns))
+	if len(urns) == 0 {
+		return out, nil
+	}
+	qs := r.db.q
+	var b strings.Builder
+	args := make([]any, 0, 2)
+	b.WriteString("SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE ")
+	// A single URN (the common read) is an equality, which the planners
+	// handle best and which keeps the statement trivially cacheable.
+	if len(urns) == 1 {
+		b.WriteString("urn = ?")
+		args = append(args, urns[0])
+	} else {
+		b.WriteString(qs.inList("urn"))
+		args = append(args, qs.listArg(urns))
+	}
+	b.WriteString(" AND version = 0")
+	if len(names) == 1 {
+		b.WriteString(" AND aspect = ?")
+		args = append(args, names[0])
+	} else if len(names) > 1 {
+		b.WriteString(" AND " + qs.inList("aspect"))
+		args = append(args, qs.listArg(names))
+	}
+	b.WriteString(" ORDER BY urn, aspect")
+	rows, err := r.q.QueryContext(ctx, qs.rebind(b.String()), args...)
+	if err != nil {
+		return nil, r.db.fail(ctx, err, "load latest aspects of %s", describeURNs(urns))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanAspect(rows)
+		if err != nil {
+			return nil, r.db.fail(ctx, err, "load latest aspects of %s", describeURNs(urns))
+		}
+		out[a.URN] = append(out[a.URN], a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.db.fail(ctx, err, "load latest aspects of %s", describeURNs(urns))
+	}
+	return out, nil
+}
+
+// describeURNs names a URN list in error messages without flooding them.
+func describeURNs(urns []string) string {
+	if len(urns) == 1 {
+		return urns[0]
+	}
+	if len(urns) == 0 {
+		return "no URNs"
+	}
+	return urns[0] + " and " + strconv.Itoa(len(urns)-1) + " more"
+}
+
+// AspectVersion returns one version of one aspect. Negative versions count
+// back from the highest stored version (maxVersion + version + 1), as DataHub
+// does; when no history exists -1 therefore names the latest row.
+func (r reader) AspectVersion(ctx context.Context, urn, name string, version int64) (catalog.Aspect, error) {
+	var row *sql.Row
+	if version >= 0 {
+		row = r.q.QueryRowContext(ctx, r.db.q.rebind("SELECT "+aspectCols+
+			" FROM metadata_aspect_v2 WHERE urn = ? AND aspect = ? AND version = ?"), urn, name, version)
+	} else {
+		// One round trip: the target version is computed in the query.
+		row = r.q.QueryRowContext(ctx, r.db.q.rebind("SELECT "+aspectCols+
+			" FROM metadata_aspect_v2 WHERE urn = ? AND aspect = ? AND version = "+
+			"(SELECT MAX(version) FROM metadata_aspect_v2 WHERE urn = ? AND aspect = ?) + ?"),
+			urn, name, urn, name, version+1)
+	}
+	a, err := scanAspect(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return catalog.Aspect{}, catalog.Errorf(catalog.NotFound, "aspect %s of %s: version %d not found", name, urn, version)
+	}
+	if err != nil {
+		return catalog.Aspect{}, r.db.fail(ctx, err, "load aspect %s of %s version %d", name, urn, version)
+	}
+	return a, nil
+}
+
+// Timeseries returns values newest first (ties broken by partition and
+// message id, descending, so the unique index is walked backwards).
+func (r reader) Timeseries(ctx context.Context, q catalog.TimeseriesQuery) ([]catalog.TimeseriesValue, error) {
+	var b strings.Builder
+	args := []any{q.URN, q.Aspect}
+	b.WriteString(`SELECT urn, entity, aspect, timestamp_ms, "partition", message_id, value, systemmetadata
+FROM timeseries_aspect WHERE urn = ? AND aspect = ?`)
+	if q.Start != 0 {
+		b.WriteString(" AND timestamp_ms >= ?")
+		args = append(args, q.Start)
+	}
+	if q.End != 0 {
+		b.WriteString(" AND timestamp_ms <= ?")
+		args = append(args, q.End)
+	}
+	if q.Partition != "" {
+		b.WriteString(` AND "partition" = ?`)
+		args = append(args, q.Partition)
+	}
+	b.WriteString(` ORDER BY timestamp_ms DESC, "partition" DESC, message_id DESC`)
+	if q.Limit > 0 {
+		b.WriteString(" LIMIT ?")
+		args = append(args, q.Limit)
+	}
+	rows, err := r.q.QueryContext(ctx, r.db.q.rebind(b.String()), args...)
+	if err != nil {
+		return nil, r.db.fail(ctx, err, "load timeseries %s of %s", q.Aspect, q.URN)
+	}
+	defer rows.Close()
+	var out []catalog.TimeseriesValue
+	for rows.Next() {
+		var v catalog.TimeseriesValue
+		var value, sys []byte
+		if err := rows.Scan(&v.URN, &v.Entity, &v.Aspect, &v.TimestampMillis, &v.Partition, &v.MessageID, &value, &sys); err != nil {
+			return nil, r.db.fail(ctx, err, "load timeseries %s of %s", q.Aspect, q.URN)
+		}
+		v.Value, v.SystemMetadata = value, sys
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.db.fail(ctx, err, "load timeseries %s of %s", q.Aspect, q.URN)
+	}
+	return out, nil
+}
+
+// Edges returns one page of the edges touching q.URN and their total count.
+// Incoming edges are ordered by (relationship, source, source aspect),
+// outgoing ones by (relationship, destination, source aspect): the orders of
+// the two direction indexes. Count <= 0 means no limit.
+func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge, int, error) {
+	var where, order string
+	switch q.Direction {
+	case catalog.Incoming:
+		where, order = "destination_urn = ?", "relationship, source_urn, source_aspect"
+	case catalog.Outgoing:
+		where, order = "source_urn = ?", "relationship, destination_urn, source_aspect"
+	default:
+		return nil, 0, catalog.Errorf(catalog.Invalid, "edge direction %q: want %s or %s", q.Direction, catalog.Incoming, catalog.Outgoing)
+	}
+	args := []any{q.URN}
+	if len(q.Relationships) == 1 {
+		where += " AND relationship = ?"
+		args = append(args, q.Relationships[0])
+	} else if len(q.Relationships) > 1 {
+		where += " AND " + r.db.q.inList("relationship")
+		args = append(args, r.db.q.listArg(q.Relationships))
+	}
+	start := max(q.Start, 0)
+	page := "SELECT source_urn, relationship, destination_urn, source_aspect, created_on, created_actor, properties FROM edge WHERE " +
+		where + " ORDER BY " + order
+	pageArgs := args
+	if q.Count > 0 || start > 0 {
+		limit := int64(q.Count)
+		if limit <= 0 {
+			limit = noLimit
+		}
+		page += " LIMIT ? OFFSET ?"
+		pageArgs = append(append([]any(nil), args...), limit, start)
+	}
+	var edges []catalog.Edge
+	total := 0
+	err := r.snapshot(ctx, func(tx querier) error {
+		rows, err := tx.QueryContext(ctx, r.db.q.rebind(page), pageArgs...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e catalog.Edge
+			var props []byte
+			if err := rows.Scan(&e.Source, &e.Relationship, &e.Destination, &e.SourceAspect, &e.Created.Time, &e.Created.Actor, &props); err != nil {
+				return err
+			}
+			e.Properties = props
+			edges = append(edges, e)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		// The count query is skipped when the page itself shows the total.
+		if start == 0 && (q.Count <= 0 || len(edges) < q.Count) {
+			total = len(edges)
+			return nil
+		}
+		return tx.QueryRowContext(ctx, r.db.q.rebind("SELECT COUNT(*) FROM edge WHERE "+where), args...).Scan(&total)
+	})
+	if err != nil {
+		return nil, 0, r.db.fail(ctx, err, "load %s edges of %s", strings.ToLower(string(q.Direction)), q.URN)
+	}
+	return edges, total, nil
+}
+
+// ScanLatest returns version-0 rows in (urn, aspect) order. URNLike is a SQL
+// LIKE pattern with '\' as escape character, case-sensitive on both databases.
+// Limit <= 0 means no limit.
+func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.Aspect, error) {
+	var b strings.Builder
+	var args []any
+	b.WriteString("SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE version = 0")
+	if q.URN != "" {
+		b.WriteString(" AND urn = ?")
+		args = append(args, q.URN)
+	}
+	if q.URNLike != "" {
+		b.WriteString(` AND urn LIKE ? ESCAPE '\'`)
+		args = append(args, q.URNLike)
+	}
+	if q.Aspect != "" {
+		b.WriteString(" AND aspect = ?")
+		args = append(args, q.Aspect)
+	}
+	b.WriteString(" ORDER BY urn, aspect")
+	if q.Limit > 0 || q.Offset > 0 {
+		limit := int64(q.Limit)
+		if limit <= 0 {
+			limit = noLimit
+		}
+		b.WriteString(" LIMIT ? OFFSET ?")
+		args = append(args, limit, max(q.Offset, 0))
+	}
+	rows, err := r.q.QueryContext(ctx, r.db.q.rebind(b.String()), args...)
+	if err != nil {
+		return nil, r.db.fail(ctx, err, "scan latest aspects")
+	}
+	defer rows.Close()
+	var out []catalog.Aspect
+	for rows.Next() {
+		a, err := scanAspect(rows)
+		if err != nil {
+			return nil, r.db.fail(ctx, err, "scan latest aspects")
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.db.fail(ctx, err, "scan latest aspects")
+	}
+	return out, nil
+}

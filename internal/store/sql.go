@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// Bound-parameter limits per statement: SQLite's SQLITE_MAX_VARIABLE_NUMBER
+// default and PostgreSQL's 16-bit parameter count.
+const (
+	sqliteMaxParams   = 32766
+	postgresMaxParams = 65535
+	// maxRowsPerInsert keeps statement texts (and the driver's prepared
+	// statement cache, keyed by text) moderate even where the parameter limit
+	// would allow more; beyond a few hundred rows the per-statement overhead
+	// is already negligible.
+	maxRowsPerInsert = 1000
+)
+
+// queries knows the dialect's placeholder syntax and caches generated
+// generated multi-row statements.
+type queries struct {
+	pg        bool
+	maxParams int
+	cache     *sync.Map // stmtKey -> string
+}
+
+type stmtKey struct {
+	prefix, tuple, suffix string
+	n                     int
+}
+
+func newQueries(pg bool) queries {
+	q := queries{pg: pg, maxParams: sqliteMaxParams, cache: &sync.Map{}}
+	if pg {
+		q.maxParams = postgresMaxParams
+	}
+	return q
+}
+
+// rebind rewrites '?' placeholders as $1, $2, ... for PostgreSQL. Queries in
+// this package are written with '?' and never contain it inside literals.
+func (q queries) rebind(s string) string {
+	if !q.pg || strings.IndexByte(s, '?') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// rowsPerStatement is how many rows of cols parameters fit one statement.
+func (q queries) rowsPerStatement(cols int) int {
+	return min(q.maxParams/cols, maxRowsPerInsert)
+}
+
+// insert returns prefix + n copies of tuple (e.g. "(?,?,0)") + suffix,
+// rebound for the dialect, built once per statement and row count.
+func (q queries) insert(prefix, tuple, suffix string, n int) string {
+	key := stmtKey{prefix, tuple, suffix, n}
+	if s, ok := q.cache.Load(key); ok {
+		return s.(string)
+	}
+	var b strings.Builder
+	b.Grow(len(prefix) + n*(len(tuple)+1) + len(suffix))
+	b.WriteString(prefix)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(tuple)
+	}
+	b.WriteString(suffix)
+	s := q.rebind(b.String())
+	q.cache.Store(key, s)
+	return s
+}
+
+// inList returns a condition "col IN <list>" that takes the whole list as one
+// parameter (from listArg): a text[] on PostgreSQL, a JSON array expanded by
+// json_each on SQLite. One parameter means one statement text whatever the
+// list's length (so prepared statements are reused) and no parameter limits,
+// hence no chunking of long URN lists.
+func (q queries) inList(col string) string {
+	if q.pg {
+		return col + " = ANY(?)"
+	}
+	return col + " IN (SELECT value FROM json_each(?))"
+}
+
+// listArg encodes a list for inList.
+func (q queries) listArg(list []string) any {
+	if q.pg {
+		return list
+	}
+	b, _ := json.Marshal(list) // cannot fail on []string
+	return string(b)
+}
+
+// text passes JSON bytes as a string parameter (SQLite would store []byte as
+// a BLOB), NULL when nil. It does not copy: the drivers copy the value while
+// binding it, before the statement call returns, and the caller's bytes are
+// not modified meanwhile.
+func text(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// bulkInsert describes a multi-row INSERT: its table, columns (with their
+// PostgreSQL types) and an optional ON CONFLICT clause.
+type bulkInsert struct {
+	table  string
+	cols   []string
+	types  []string // "text" or "bigint", per column
+	suffix string
+}
+
+// insertRows inserts rows given flat, row after row (len(b.cols) values per
+// row; text values as string or nil, integers as int64).
+//
+// SQLite gets multi-row VALUES statements, as many rows each as its
+// parameter limit allows. PostgreSQL gets one statement whatever the row
+// count, with one array parameter per column expanded by unnest: a constant
+// statement text that stays prepared, and far less bind work than thousands
+// of scalar parameters.
+func (q queries) insertRows(ctx context.Context, x querier, b bulkInsert, flat []any) error {
+	n := len(b.cols)
+	rows := len(flat) / n
+	if rows == 0 {
+		return nil
+	}
+	if q.pg {
+		arrays := make([]any, n)
+		for c := 0; c < n; c++ {
+			switch b.types[c] {
+			case "bigint":
+				col := make([]int64, rows)
+				for r := range col {
+					col[r] = flat[r*n+c].(int64)
+				}
+				arrays[c] = col
+			default:
+				col := make([]pgtype.Text, rows)
+				for r := range col {
+					if s, ok := flat[r*n+c].(string); ok {
+						col[r] = pgtype.Text{String: s, Valid: true}
+					}
+				}
+				arrays[c] = col
+			}
+		}
+		stmt, ok := q.cache.Load(b.table + b.suffix)
+		if !ok {
+			var sb strings.Builder
+			sb.WriteString("INSERT INTO " + b.table + " (" + strings.Join(b.cols, ", ") + ") SELECT * FROM unnest(")
+			for c, typ := range b.types {
+				if c > 0 {
+					sb.WriteString(", ")
+				}
+				fmt.Fprintf(&sb, "$%d::%s[]", c+1, typ)
+			}
+			sb.WriteString(")" + b.suffix)
+			stmt = sb.String()
+			q.cache.Store(b.table+b.suffix, stmt)
+		}
+		_, err := x.ExecContext(ctx, stmt.(string), arrays...)
+		return err
+	}
+	tuple := "(" + strings.Repeat("?,", n-1) + "?)"
+	prefix := "INSERT INTO " + b.table + " (" + strings.Join(b.cols, ", ") + ") VALUES "
+	per := q.rowsPerStatement(n)
+	for i := 0; i < rows; i += per {
+		m := min(per, rows-i)
+		if _, err := x.ExecContext(ctx, q.insert(prefix, tuple, b.suffix, m), flat[i*n:(i+m)*n]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

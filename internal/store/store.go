@@ -1,0 +1,247 @@
+// Package store implements catalog.Store over SQLite (embedded, the default)
+// and PostgreSQL (scale-out), with one schema and one set of queries for both.
+//
+// Queries on the hot paths are hand-written SQL sent straight to database/sql
+// (bun's query builder and placeholder formatting cost more than the database
+// work on a batch of small rows); bun is used as the handle other packages
+// build on, so that the search index and the audit log can keep their tables
+// in the same database and write them in the same transaction as the aspects.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Dialect names returned by (*DB).Dialect.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// DB is a catalog.Store backed by SQLite or PostgreSQL. It is safe for
+// concurrent use.
+type DB struct {
+	bun     *bun.DB
+	sql     *sql.DB
+	dialect string
+	q       queries
+	// writeSem serialises write transactions on SQLite, where only one writer
+	// can hold the database lock at a time. Waiting here (rather than inside
+	// SQLite's busy handler) is fair, honours the context, and means
+	// SQLITE_BUSY only surfaces when another process holds the lock for longer
+	// than the busy timeout. It is nil on PostgreSQL, which has row locks.
+	writeSem chan struct{}
+	reader
+}
+
+var _ catalog.Store = (*DB)(nil)
+
+type options struct {
+	busyTimeout time.Duration
+	maxConns    int
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithBusyTimeout sets how long a SQLite statement waits for a lock held by
+// another connection or process before failing as Unavailable (default 10s).
+func WithBusyTimeout(d time.Duration) Option {
+	return func(o *options) { o.busyTimeout = d }
+}
+
+// WithMaxConns sets the size of the connection pool (default: 4 per CPU,
+// at least 8). On SQLite all but one of them are typically readers.
+func WithMaxConns(n int) Option {
+	return func(o *options) { o.maxConns = n }
+}
+
+// Open connects to the database named by dsn and brings its schema up to date.
+// A dsn starting with postgres:// or postgresql:// selects PostgreSQL; one
+// starting with sqlite: or any other string is a SQLite file path, whose
+// parent directory is created when missing.
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
+	o := options{busyTimeout: 10 * time.Second, maxConns: max(8, 4*runtime.GOMAXPROCS(0))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var db *DB
+	var err error
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		db, err = openPostgres(dsn, o)
+	} else {
+		db, err = openSQLite(strings.TrimPrefix(dsn, "sqlite:"), o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.sql.PingContext(ctx); err != nil {
+		db.sql.Close()
+		return nil, db.fail(ctx, err, "connect to %s database", db.dialect)
+	}
+	if err := db.Migrate(ctx, "store", schemaMigrations); err != nil {
+		db.sql.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func openPostgres(dsn string, o options) (*DB, error) {
+	sqldb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, catalog.Errorf(catalog.Invalid, "invalid PostgreSQL DSN: %v", err)
+	}
+	sqldb.SetMaxOpenConns(o.maxConns)
+	sqldb.SetMaxIdleConns(o.maxConns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	return newDB(sqldb, bun.NewDB(sqldb, pgdialect.New()), Postgres), nil
+}
+
+func openSQLite(path string, o options) (*DB, error) {
+	path = strings.TrimPrefix(path, "file:")
+	if path == "" {
+		return nil, catalog.Errorf(catalog.Invalid, "empty SQLite path")
+	}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		// Options in the DSN are ours to choose; the caller names a file.
+		path = path[:i]
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, catalog.WithOp("create data directory", err)
+	}
+	q := url.Values{}
+	q.Set("_txlock", "immediate") // write transactions take the lock at BEGIN, so they never fail to upgrade a read lock
+	q.Set("_busy_timeout", fmt.Sprint(o.busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)") // readers never block the writer, nor it them
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	// LIKE is case-sensitive on PostgreSQL; make SQLite agree so that
+	// ScanLatest's URN patterns mean the same on both (and can use the index).
+	q.Add("_pragma", "case_sensitive_like(ON)")
+	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, catalog.WithOp("open SQLite database", err)
+	}
+	sqldb.SetMaxOpenConns(o.maxConns)
+	sqldb.SetMaxIdleConns(o.maxConns)
+	db := newDB(sqldb, bun.NewDB(sqldb, sqlitedialect.New()), SQLite)
+	db.writeSem = make(chan struct{}, 1)
+	return db, nil
+}
+
+func newDB(sqldb *sql.DB, b *bun.DB, dialect string) *DB {
+	db := &DB{bun: b, sql: sqldb, dialect: dialect, q: newQueries(dialect == Postgres)}
+	db.reader = reader{db: db, q: sqldb, snapshot: db.snapshot}
+	return db
+}
+
+// Dialect reports the database in use: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect }
+
+// Bun returns the connection pool for packages that keep their own tables in
+// the same database. Writes that must be atomic with aspect writes belong in
+// Update, through (*Tx).Bun; on SQLite, writes made here outside Update wait
+// for the busy timeout when a write transaction is running.
+func (db *DB) Bun() *bun.DB { return db.bun }
+
+// Close closes the connection pool.
+func (db *DB) Close() error { return db.bun.Close() }
+
+// Update runs fn in one read-write transaction, rolled back when fn returns an
+// error or panics. On SQLite write transactions run one at a time.
+func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
+	btx, release, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	committed := false
+	defer func() {
+		if !committed {
+			_ = btx.Rollback()
+		}
+	}()
+	tx := &Tx{btx: btx, reader: reader{db: db, q: btx.Tx}}
+	tx.reader.snapshot = func(ctx context.Context, f func(querier) error) error { return f(btx.Tx) }
+	if err := fn(tx); err != nil {
+		return err
+	}
+	committed = true
+	if err := btx.Commit(); err != nil {
+		return db.fail(ctx, err, "commit")
+	}
+	return nil
+}
+
+// beginWrite starts a write transaction, first waiting for the writer slot on
+// SQLite. release must be called after the transaction ends.
+func (db *DB) beginWrite(ctx context.Context) (bun.Tx, func(), error) {
+	release := func() {}
+	if db.writeSem != nil {
+		select {
+		case db.writeSem <- struct{}{}:
+		case <-ctx.Done():
+			return bun.Tx{}, nil, db.fail(ctx, ctx.Err(), "wait for write lock")
+		}
+		release = func() { <-db.writeSem }
+	}
+	btx, err := db.bun.BeginTx(ctx, nil)
+	if err != nil {
+		release()
+		return bun.Tx{}, nil, db.fail(ctx, err, "begin transaction")
+	}
+	return btx, release, nil
+}
+
+// snapshot runs f in a read-only transaction so that reads made of several
+// queries see one consistent state.
+func (db *DB) snapshot(ctx context.Context, f func(querier) error) error {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.dialect == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.sql.BeginTx(ctx, opts)
+	if err != nil {
+		return db.fail(ctx, err, "begin read transaction")
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only; nothing to undo
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Tx is the catalog.Tx handed to Update's fn.
+type Tx struct {
+	btx bun.Tx
+	reader
+}
+
+var _ catalog.Tx = (*Tx)(nil)
+
+// Bun returns the underlying transaction, so that other packages' tables
+// (search documents, audit events) are written atomically with the aspects.
+// It is valid only while fn runs.
+func (tx *Tx) Bun() bun.Tx { return tx.btx }
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

@@ -1,0 +1,169 @@
+package store_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/catalogtest"
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+// postgresEnv names the DSN of a PostgreSQL database for tests; they skip
+// PostgreSQL when it is unset.
+const postgresEnv = "CATALOGD_TEST_POSTGRES"
+
+func openSQLite(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "data", "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openPostgres opens a store in a schema of its own, dropped at cleanup, so
+// that tests run in parallel and repeatedly against one database.
+func openPostgres(t testing.TB) *store.DB {
+	t.Helper()
+	dsn := os.Getenv(postgresEnv)
+	if dsn == "" {
+		t.Skip(postgresEnv + " is not set")
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	suffix := make([]byte, 6)
+	rand.Read(suffix)
+	schema := "catalogd_test_" + hex.EncodeToString(suffix)
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	db, err := store.Open(context.Background(), dsn+sep+"search_path="+schema, store.WithMaxConns(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestSQLite(t *testing.T) {
+	catalogtest.RunStoreTests(t, func(t *testing.T) catalog.Store { return openSQLite(t) })
+}
+
+func TestPostgres(t *testing.T) {
+	catalogtest.RunStoreTests(t, func(t *testing.T) catalog.Store { return openPostgres(t) })
+}
+
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, dsn := range []string{"sqlite:" + filepath.Join(dir, "a", "b.db"), filepath.Join(dir, "plain.db")} {
+		db, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", dsn, err)
+		}
+		if db.Dialect() != store.SQLite || db.Bun() == nil {
+			t.Errorf("Open(%q): dialect %q", dsn, db.Dialect())
+		}
+		var mode string
+		if err := db.Bun().QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+		}
+		db.Close()
+		// Reopening finds the schema migrated and keeps the data.
+		db, err = store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatalf("reopen %q: %v", dsn, err)
+		}
+		var n int
+		if err := db.Bun().QueryRowContext(ctx, "SELECT COUNT(*) FROM catalogd_migration").Scan(&n); err != nil || n != 2 {
+			t.Errorf("migrations recorded = %d, %v; want 2", n, err)
+		}
+		db.Close()
+	}
+}
+
+// TestOpenConcurrently starts several stores on one database at once, as
+// replicas do: the migration must apply exactly once without errors.
+func TestOpenConcurrently(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		open func(t testing.TB) *store.DB
+	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
+		t.Run(tt.name, func(t *testing.T) {
+			first := tt.open(t)
+			var dsn string
+			switch first.Dialect() {
+			case store.SQLite:
+				var file string
+				if err := first.Bun().QueryRow("SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
+					t.Fatal(err)
+				}
+				dsn = file
+			default:
+				var schema string
+				if err := first.Bun().QueryRow("SELECT current_schema()").Scan(&schema); err != nil {
+					t.Fatal(err)
+				}
+				// A second schema in the same database, opened concurrently.
+				dsn = os.Getenv(postgresEnv)
+				if _, err := first.Bun().Exec("CREATE SCHEMA " + schema + "_b"); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { first.Bun().Exec("DROP SCHEMA " + schema + "_b CASCADE") })
+				sep := "?"
+				if strings.Contains(dsn, "?") {
+					sep = "&"
+				}
+				dsn += sep + "search_path=" + schema + "_b"
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					db, err := store.Open(context.Background(), dsn)
+					if err == nil {
+						db.Close()
+					}
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	_, err := store.Open(context.Background(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+	if catalog.KindOf(err) != catalog.Unavailable {
+		t.Errorf("Open on a closed port: %v (kind %v), want Unavailable", err, catalog.KindOf(err))
+	}
+}

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"sort"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+)
+
+// Current returns the latest row and the highest version of every aspect of
+// urns, in one query (plus one lock statement on PostgreSQL).
+//
+// On PostgreSQL it first takes a transaction-scoped advisory lock per URN, in
+// a global order so that writers cannot deadlock: the caller is about to
+// derive new history versions from MaxVersion, and two transactions reading
+// the same MaxVersion would otherwise both write the same history row (or, for
+// a new entity, one would silently skip its history). On SQLite write
+// transactions are already serialised.
+func (tx *Tx) Current(ctx context.Context, urns []string) (map[string]map[string]catalog.Current, error) {
+	out := make(map[string]map[string]catalog.Current, len(urns))
+	if len(urns) == 0 {
+		return out, nil
+	}
+	qs := tx.db.q
+	if qs.pg {
+		// OFFSET 0 fences the ordered subquery so the volatile lock calls run
+		// in hash order.
+		if _, err := tx.q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM
+(SELECT DISTINCT hashtextextended(u, 0) AS k FROM unnest($1::text[]) AS u ORDER BY k OFFSET 0) AS locks`, urns); err != nil {
+			return nil, tx.db.fail(ctx, err, "lock %s", describeURNs(urns))
+		}
+	}
+	rows, err := tx.q.QueryContext(ctx, qs.rebind(`SELECT a.urn, a.aspect, a.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, m.maxversion
+FROM metadata_aspect_v2 AS a
+JOIN (SELECT urn, aspect, MAX(version) AS maxversion FROM metadata_aspect_v2 WHERE `+qs.inList("urn")+` GROUP BY urn, aspect) AS m
+ON a.urn = m.urn AND a.aspect = m.aspect AND a.version = 0`), qs.listArg(urns))
+	if err != nil {
+		return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c catalog.Current
+		var value, sys []byte
+		if err := rows.Scan(&c.URN, &c.Name, &c.Version, &value, &sys, &c.Created.Time, &c.Created.Actor, &c.MaxVersion); err != nil {
+			return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
+		}
+		c.Value, c.SystemMetadata = value, sys
+		m := out[c.URN]
+		if m == nil {
+			m = map[string]catalog.Current{}
+			out[c.URN] = m
+		}
+		m[c.Name] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
+	}
+	return out, nil
+}
+
+type aspectKey struct{ urn, name string }
+
+// PutAspects writes the history rows of all writes, then upserts their latest
+// rows, each with as few multi-row statements as the parameter limits allow.
+// When one batch writes the same aspect twice the last write is the latest
+// (its History/Previous are expected to chain from the earlier one).
+func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) error {
+	if len(writes) == 0 {
+		return nil
+	}
+	qs := tx.db.q
+	var history []any
+	nHistory := 0
+	// Later writes of the same aspect replace earlier ones in the upsert: a
+	// single INSERT ... ON CONFLICT may not touch a row twice on PostgreSQL.
+	last := make(map[aspectKey]int, len(writes))
+	for i, w := range writes {
+		if w.URN == "" || w.Name == "" {
+			return catalog.Errorf(catalog.Invalid, "aspect write %d has no URN or aspect name", i)
+		}
+		if w.Value == nil {
+			return catalog.Errorf(catalog.Invalid, "aspect %s of %s has no value", w.Name, w.URN)
+		}
+		last[aspectKey{w.URN, w.Name}] = i
+		if w.History > 0 {
+			p := w.Previous
+			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor)
+			nHistory++
+		}
+	}
+	if err := qs.insertRows(ctx, tx.q, insertHistory, history); err != nil {
+		return tx.db.fail(ctx, err, "keep history of %d aspects", nHistory)
+	}
+	latest := make([]any, 0, len(last)*len(insertLatest.cols))
+	for i, w := range writes {
+		if last[aspectKey{w.URN, w.Name}] != i {
+			continue
+		}
+		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor)
+	}
+	if err := qs.insertRows(ctx, tx.q, insertLatest, latest); err != nil {
+		return tx.db.fail(ctx, err, "write %d aspects", len(last))
+	}
+	return nil
+}
+
+var aspectColumns = []string{"urn", "aspect", "version", "metadata", "systemmetadata", "createdon", "createdby"}
+var aspectTypes = []string{"text", "text", "bigint", "text", "text", "bigint", "text"}
+
+var (
+	insertHistory = bulkInsert{table: "metadata_aspect_v2", cols: aspectColumns, types: aspectTypes}
+	insertLatest  = bulkInsert{table: "metadata_aspect_v2", cols: aspectColumns, types: aspectTypes,
+		suffix: " ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, " +
+			"systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby"}
+	insertTimeseries = bulkInsert{table: "timeseries_aspect",
+		cols:  []string{"urn", "entity", "aspect", "timestamp_ms", `"partition"`, "message_id", "value", "systemmetadata"},
+		types: []string{"text", "text", "text", "bigint", "text", "text", "text", "text"},
+		suffix: ` ON CONFLICT (urn, aspect, timestamp_ms, "partition", message_id) DO UPDATE SET entity = excluded.entity, ` +
+			"value = excluded.value, systemmetadata = excluded.systemmetadata"}
+	insertEdges = bulkInsert{table: "edge",
+		cols:  []string{"source_urn", "relationship", "destination_urn", "source_aspect", "created_on", "created_actor", "properties"},
+		types: []string{"text", "text", "text", "text", "bigint", "text", "text"}}
+)
+
+// DeleteAspect removes every version of one aspect and the edges derived from
+// it, returning the number of aspect rows removed.
+func (tx *Tx) DeleteAspect(ctx context.Context, urn, name string) (int, error) {
+	qs := tx.db.q
+	res, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM metadata_aspect_v2 WHERE urn = ? AND aspect = ?"), urn, name)
+	if err != nil {
+		return 0, tx.db.fail(ctx, err, "delete aspect %s of %s", name, urn)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, tx.db.fail(ctx, err, "delete aspect %s of %s", name, urn)
+	}
+	if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_urn = ? AND source_aspect = ?"), urn, name); err != nil {
+		return 0, tx.db.fail(ctx, err, "delete edges of aspect %s of %s", name, urn)
+	}
+	return int(n), nil
+}
+
+// DeleteEntity removes every aspect version, timeseries value and outgoing
+// edge of urn. Incoming edges stay: they belong to other entities' aspects.
+func (tx *Tx) DeleteEntity(ctx context.Context, urn string) (rows, timeseriesRows int, err error) {
+	qs := tx.db.q
+	count := func(query, what string) (int, error) {
+		res, err := tx.q.ExecContext(ctx, qs.rebind(query), urn)
+		if err != nil {
+			return 0, tx.db.fail(ctx, err, "delete %s of %s", what, urn)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, tx.db.fail(ctx, err, "delete %s of %s", what, urn)
+		}
+		return int(n), nil
+	}
+	if rows, err = count("DELETE FROM metadata_aspect_v2 WHERE urn = ?", "aspects"); err != nil {
+		return 0, 0, err
+	}
+	if timeseriesRows, err = count("DELETE FROM timeseries_aspect WHERE urn = ?", "timeseries"); err != nil {
+		return 0, 0, err
+	}
+	if _, err = count("DELETE FROM edge WHERE source_urn = ?", "edges"); err != nil {
+		return 0, 0, err
+	}
+	return rows, timeseriesRows, nil
+}
+
+type timeseriesKey struct {
+	urn, aspect        string
+	ts                 int64
+	partition, message string
+}
+
+// PutTimeseries upserts values on (urn, aspect, timestamp, partition,
+// messageId) with multi-row statements; of duplicates within values the last
+// one wins.
+func (tx *Tx) PutTimeseries(ctx context.Context, values []catalog.TimeseriesValue) error {
+	if len(values) == 0 {
+		return nil
+	}
+	last := make(map[timeseriesKey]int, len(values))
+	for i, v := range values {
+		if v.URN == "" || v.Aspect == "" {
+			return catalog.Errorf(catalog.Invalid, "timeseries value %d has no URN or aspect name", i)
+		}
+		if v.Value == nil {
+			return catalog.Errorf(catalog.Invalid, "timeseries %s of %s at %d has no value", v.Aspect, v.URN, v.TimestampMillis)
+		}
+		last[timeseriesKey{v.URN, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID}] = i
+	}
+	const cols = 8
+	args := make([]any, 0, len(last)*cols)
+	for i, v := range values {
+		if last[timeseriesKey{v.URN, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID}] != i {
+			continue
+		}
+		args = append(args, v.URN, v.Entity, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID, text(v.Value), text(v.SystemMetadata))
+	}
+	if err := tx.db.q.insertRows(ctx, tx.q, insertTimeseries, args); err != nil {
+		return tx.db.fail(ctx, err, "write %d timeseries values", len(last))
+	}
+	return nil
+}
+
+type edgeKey struct{ relationship, destination string }
+
+// ReplaceEdges deletes the edges derived from one aspect of urn and inserts
+// edges in their place. Edges with an empty Source or SourceAspect take urn
+// and aspect; others must match them.
+func (tx *Tx) ReplaceEdges(ctx context.Context, urn, aspect string, edges []catalog.Edge) error {
+	qs := tx.db.q
+	if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_urn = ? AND source_aspect = ?"), urn, aspect); err != nil {
+		return tx.db.fail(ctx, err, "delete edges of aspect %s of %s", aspect, urn)
+	}
+	if len(edges) == 0 {
+		return nil
+	}
+	last := make(map[edgeKey]int, len(edges))
+	for i, e := range edges {
+		if (e.Source != "" && e.Source != urn) || (e.SourceAspect != "" && e.SourceAspect != aspect) {
+			return catalog.Errorf(catalog.Invalid, "edge %d from %s (%s) does not belong to aspect %s of %s", i, e.Source, e.SourceAspect, aspect, urn)
+		}
+		if e.Relationship == "" || e.Destination == "" {
+			return catalog.Errorf(catalog.Invalid, "edge %d of aspect %s of %s has no relationship or destination", i, aspect, urn)
+		}
+		last[edgeKey{e.Relationship, e.Destination}] = i
+	}
+	// Sorted so that concurrent writers on PostgreSQL touch index pages in
+	// the same order and the stored order does not depend on input order.
+	keep := make([]int, 0, len(last))
+	for _, i := range last {
+		keep = append(keep, i)
+	}
+	sort.Slice(keep, func(a, b int) bool {
+		x, y := edges[keep[a]], edges[keep[b]]
+		if x.Relationship != y.Relationship {
+			return x.Relationship < y.Relationship
+		}
+		return x.Destination < y.Destination
+	})
+	const cols = 7
+	args := make([]any, 0, len(keep)*cols)
+	for _, i := range keep {
+		e := edges[i]
+		args = append(args, urn, e.Relationship, e.Destination, aspect, e.Created.Time, e.Created.Actor, text(e.Properties))
+	}
+	if err := qs.insertRows(ctx, tx.q, insertEdges, args); err != nil {
+		return tx.db.fail(ctx, err, "write %d edges of aspect %s of %s", len(keep), aspect, urn)
+	}
+	return nil
+}
