@@ -96,6 +96,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		MaxBody:      *maxBody,
 		ServerConfig: serverConfig(base),
 	})
+	api.ServeRelationships()
+	api.ServeTimeseries()
 	srv := &http.Server{
 		Handler:           logRequests(api),
 		ReadHeaderTimeout: 10 * time.Second,

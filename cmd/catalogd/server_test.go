@@ -157,3 +157,15 @@ func jsonString(v any) string {
 }
 
 var _ = fmt.Sprintf
+
+// newRequest builds a request with an optional rest.li protocol header.
+func newRequest(method, url, protocol string) (*http.Request, error) {
+	r, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if protocol != "" {
+		r.Header.Set("X-RestLi-Protocol-Version", protocol)
+	}
+	return r, nil
+}

@@ -52,6 +52,10 @@ func (w *wireAspect) raw() (json.RawMessage, string) {
 // Unknown fields are rejected, as rest.li does, so a typo does not silently
 // drop data.
 func DecodeProposal(b []byte) (catalog.Proposal, error) {
+	// encoding/json matches field names case-insensitively; rest.li does not.
+	if err := ExactFields(b, proposalFields); err != nil {
+		return catalog.Proposal{}, err
+	}
 	var w wireProposal
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -73,6 +77,26 @@ func (w *wireProposal) proposal() catalog.Proposal {
 	p.EntityKey, _ = w.EntityKeyAspect.raw()
 	p.Value, p.ContentType = w.Aspect.raw()
 	return p
+}
+
+var proposalFields = map[string]bool{
+	"auditHeader": true, "entityType": true, "entityUrn": true, "entityKeyAspect": true, "changeType": true,
+	"aspectName": true, "aspect": true, "systemMetadata": true, "headers": true,
+}
+
+// ExactFields fails with an Invalid error naming the first member of the JSON
+// object b that is not in allowed, compared case-sensitively.
+func ExactFields(b []byte, allowed map[string]bool) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return catalog.Errorf(catalog.Invalid, "malformed JSON object: %v", jsonErr(err))
+	}
+	for k := range m {
+		if !allowed[k] {
+			return catalog.Errorf(catalog.Invalid, "unknown field %q", k)
+		}
+	}
+	return nil
 }
 
 // DecodeSnapshot turns a legacy snapshot union — {"<SnapshotFQN>": {"urn":

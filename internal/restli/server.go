@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -167,6 +168,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // DecodeParams decodes an action's JSON parameters into v, rejecting unknown
 // parameters and naming the one that is wrong.
 func DecodeParams(body []byte, v any) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return catalog.Errorf(catalog.Invalid, "malformed request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	// encoding/json matches names case-insensitively; rest.li does not.
+	names := jsonNames(v)
+	for k := range members {
+		if !names[k] {
+			return catalog.Errorf(catalog.Invalid, "unknown parameter %q for this action", k)
+		}
+	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	d.UseNumber()
@@ -179,6 +191,17 @@ func DecodeParams(body []byte, v any) error {
 		return catalog.Errorf(catalog.Invalid, "malformed request body: %s", msg)
 	}
 	return nil
+}
+
+// jsonNames returns the JSON member names of the struct v points to.
+func jsonNames(v any) map[string]bool {
+	t := reflect.TypeOf(v).Elem()
+	names := make(map[string]bool, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names[name] = true
+	}
+	return names
 }
 
 func asType(err error, target **json.UnmarshalTypeError) bool {

@@ -71,6 +71,9 @@ func TestSQLite(t *testing.T) {
 }
 
 func TestPostgres(t *testing.T) {
+	if os.Getenv(postgresEnv) == "" {
+		t.Skip(postgresEnv + " is not set")
+	}
 	catalogtest.RunStoreTests(t, func(t *testing.T) catalog.Store { return openPostgres(t) })
 }
 

@@ -1,0 +1,212 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/graph"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+func openStore(tb testing.TB) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "catalog.db"))
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func ds(name string) string {
+	return "urn:li:dataset:(urn:li:dataPlatform:hive," + name + ",PROD)"
+}
+
+func job(name string) string {
+	return "urn:li:dataJob:(urn:li:dataFlow:(airflow,dag,PROD)," + name + ")"
+}
+
+// upstreams is an upstreamLineage proposal making urn downstream of ups.
+func upstreams(urn string, ups ...string) catalog.Proposal {
+	list := make([]map[string]any, len(ups))
+	for i, u := range ups {
+		list[i] = map[string]any{"dataset": u, "type": "TRANSFORMED",
+			"auditStamp": map[string]any{"time": 1, "actor": "urn:li:corpuser:etl"}}
+	}
+	return proposal("dataset", urn, "upstreamLineage", map[string]any{"upstreams": list})
+}
+
+func proposal(entity, urn, aspect string, v any) catalog.Proposal {
+	b, _ := json.Marshal(v)
+	return catalog.Proposal{EntityType: entity, EntityURN: urn, ChangeType: catalog.Upsert,
+		AspectName: aspect, Value: b, ContentType: "application/json"}
+}
+
+// ingestAll writes the proposals through the real ingest pipeline, which
+// derives the edges the lineage service walks.
+func ingestAll(t *testing.T, db *store.DB, props ...catalog.Proposal) {
+	t.Helper()
+	svc := ingest.New(registry.Default(), db)
+	if _, err := svc.Ingest(context.Background(), catalog.SystemActor, props); err != nil {
+		t.Fatalf("ingest: %v", err)
+	}
+}
+
+// describe renders nodes as "urn@hops" with short names, for messages.
+func describe(nodes []graph.LineageNode) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = fmt.Sprintf("%s@%d", short(n.URN), n.Hops)
+	}
+	return out
+}
+
+func short(urn string) string {
+	u, _ := catalog.ParseURN(urn)
+	parts := u.Parts()
+	if len(parts) == 3 {
+		return parts[1]
+	}
+	return parts[len(parts)-1]
+}
+
+func TestLineage(t *testing.T) {
+	db := openStore(t)
+	// a → b → c → d → e (b is downstream of a, and so on), a cycle e → c,
+	// a side branch a → x, and a job reading c and writing y.
+	ingestAll(t, db,
+		upstreams(ds("b"), ds("a")),
+		upstreams(ds("c"), ds("b"), ds("e")),
+		upstreams(ds("d"), ds("c")),
+		upstreams(ds("e"), ds("d")),
+		upstreams(ds("x"), ds("a")),
+		proposal("dataJob", job("j"), "dataJobInputOutput", map[string]any{
+			"inputDatasets": []string{ds("c")}, "outputDatasets": []string{ds("y")},
+			// Field-level inputs are Consumes edges too, but not lineage.
+			"inputDatasetFields": []string{"urn:li:schemaField:(" + ds("c") + ",id)"},
+		}),
+		// Ownership edges must never be followed.
+		proposal("dataset", ds("c"), "ownership", map[string]any{"owners": []map[string]any{{"owner": "urn:li:corpuser:jdoe", "type": "DATAOWNER"}}}),
+	)
+	svc := graph.New(db, registry.Default())
+	ctx := context.Background()
+
+	tests := []struct {
+		name    string
+		start   string
+		dir     graph.Direction
+		maxHops int
+		want    []string
+	}{
+		{"upstream one hop", ds("d"), graph.Upstream, 1, []string{"c@1"}},
+		{"upstream through the cycle", ds("d"), graph.Upstream, 0, []string{"c@1", "b@2", "e@2", "a@3"}},
+		{"upstream hop limit", ds("d"), graph.Upstream, 2, []string{"c@1", "b@2", "e@2"}},
+		{"downstream from the root", ds("a"), graph.Downstream, 0, []string{"b@1", "x@1", "c@2", "d@3", "j@3", "e@4", "y@4"}},
+		{"downstream hop limit", ds("a"), graph.Downstream, 3, []string{"b@1", "x@1", "c@2", "d@3", "j@3"}},
+		{"job output is downstream of the job", job("j"), graph.Downstream, 1, []string{"y@1"}},
+		{"job input is upstream of the job", job("j"), graph.Upstream, 1, []string{"c@1"}},
+		{"a produced dataset has its job upstream", ds("y"), graph.Upstream, 2, []string{"j@1", "c@2"}},
+		{"cycle never returns the start", ds("c"), graph.Downstream, 0, []string{"d@1", "j@1", "e@2", "y@2"}},
+		{"no lineage", ds("nothing"), graph.Upstream, 5, nil},
+		{"no upstream of a root", ds("a"), graph.Upstream, 5, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := svc.Lineage(ctx, tt.start, tt.dir, tt.maxHops)
+			if err != nil {
+				t.Fatalf("Lineage(%s, %v, %d): %v", short(tt.start), tt.dir, tt.maxHops, err)
+			}
+			// Order within a hop level depends on parent order; compare per level.
+			gotS, wantS := describe(got), slices.Clone(tt.want)
+			slices.Sort(gotS)
+			slices.Sort(wantS)
+			if !slices.Equal(gotS, wantS) {
+				t.Fatalf("Lineage(%s, %v, %d) = %v, want %v", short(tt.start), tt.dir, tt.maxHops, describe(got), tt.want)
+			}
+			for i, n := range got {
+				if i > 0 && got[i-1].Hops > n.Hops {
+					t.Errorf("node %s (hop %d) after a node of hop %d: not nearest first", short(n.URN), n.Hops, got[i-1].Hops)
+				}
+				if len(n.Path) != n.Hops+1 || n.Path[0] != tt.start || n.Path[len(n.Path)-1] != n.URN {
+					t.Errorf("node %s: path %v does not lead from the start to it in %d hops", short(n.URN), n.Path, n.Hops)
+				}
+				if n.Relationship == "" {
+					t.Errorf("node %s: no relationship", short(n.URN))
+				}
+			}
+		})
+	}
+}
+
+func TestLineagePaths(t *testing.T) {
+	db := openStore(t)
+	ingestAll(t, db, upstreams(ds("b"), ds("a")), upstreams(ds("c"), ds("b")))
+	got, err := graph.New(db, registry.Default()).Lineage(context.Background(), ds("c"), graph.Upstream, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []graph.LineageNode{
+		{URN: ds("b"), Hops: 1, Path: []string{ds("c"), ds("b")}, Relationship: "DownstreamOf"},
+		{URN: ds("a"), Hops: 2, Path: []string{ds("c"), ds("b"), ds("a")}, Relationship: "DownstreamOf"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Lineage = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLineageErrors(t *testing.T) {
+	db := openStore(t)
+	// A long chain to trip the node limit.
+	var props []catalog.Proposal
+	for i := 1; i <= 20; i++ {
+		props = append(props, upstreams(ds(fmt.Sprint("n", i)), ds(fmt.Sprint("n", i-1))))
+	}
+	ingestAll(t, db, props...)
+	tests := []struct {
+		name string
+		svc  *graph.Service
+		urn  string
+		dir  graph.Direction
+		kind catalog.Kind
+		msg  string
+	}{
+		{"bad direction", graph.New(db, registry.Default()), ds("n0"), graph.Direction(9), catalog.Invalid, "direction"},
+		{"bad URN", graph.New(db, registry.Default()), "dataset:x", graph.Upstream, catalog.Invalid, "malformed URN"},
+		{"node limit", graph.New(db, registry.Default(), graph.WithMaxNodes(10)), ds("n0"), graph.Downstream, catalog.TooLarge, "exceeds 10"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.svc.Lineage(context.Background(), tt.urn, tt.dir, 0)
+			if err == nil || catalog.KindOf(err) != tt.kind || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("Lineage: error %v (kind %v), want kind %v mentioning %q", err, catalog.KindOf(err), tt.kind, tt.msg)
+			}
+		})
+	}
+	// The limit is on collected nodes: exactly at it is fine.
+	got, err := graph.New(db, registry.Default(), graph.WithMaxNodes(20)).Lineage(context.Background(), ds("n0"), graph.Downstream, 0)
+	if err != nil || len(got) != 20 {
+		t.Fatalf("Lineage with a limit of 20 over 20 nodes: %d nodes, %v", len(got), err)
+	}
+}
+
+func TestLineageRelationships(t *testing.T) {
+	got := graph.New(nil, registry.Default()).LineageRelationships()
+	for _, want := range []string{"Consumes", "Contains", "DownstreamOf", "Produces"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("LineageRelationships() = %v, missing %s", got, want)
+		}
+	}
+	for _, not := range []string{"OwnedBy", "TaggedWith", "IsMemberOfGroup"} {
+		if slices.Contains(got, not) {
+			t.Errorf("LineageRelationships() = %v, must not include %s", got, not)
+		}
+	}
+}

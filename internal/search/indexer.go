@@ -1,0 +1,162 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+)
+
+// DocWriter is implemented by in-store engines: it replaces and deletes
+// documents inside a store transaction, so that they commit or roll back with
+// the aspects they were built from.
+type DocWriter interface {
+	WriteDocuments(ctx context.Context, tx catalog.Tx, upserts []catalog.Document, deletes []string) error
+}
+
+// LatestTimeseriesReader is implemented by stores that read the newest value
+// of several timeseries aspects of several entities in one query. Readers
+// without it are asked once per entity and aspect.
+type LatestTimeseriesReader interface {
+	LatestTimeseries(ctx context.Context, urns, aspects []string) ([]catalog.TimeseriesValue, error)
+}
+
+// Documents builds the documents of urns from what r reads. URNs with no
+// stored aspect (deleted entities) or of unknown types are returned in
+// deletes.
+func (b *Builder) Documents(ctx context.Context, r catalog.Reader, urns []string) (docs []catalog.Document, deletes []string, err error) {
+	latest, err := r.LatestAspects(ctx, urns, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read aspects to index: %w", err)
+	}
+	return b.documentsFrom(ctx, r, urns, latest)
+}
+
+// documentsFrom builds documents from aspects already read.
+func (b *Builder) documentsFrom(ctx context.Context, r catalog.Reader, urns []string, latest map[string][]catalog.Aspect) (docs []catalog.Document, deletes []string, err error) {
+	series, err := b.latestSeries(ctx, r, urns, latest)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range urns {
+		doc, ok, err := b.Build(u, latest[u], series[u])
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			deletes = append(deletes, u)
+			continue
+		}
+		docs = append(docs, doc)
+	}
+	return docs, deletes, nil
+}
+
+// latestSeries reads the newest value of each searchable timeseries aspect
+// of the entities that have stored aspects.
+func (b *Builder) latestSeries(ctx context.Context, r catalog.Reader, urns []string, latest map[string][]catalog.Aspect) (map[string][]catalog.TimeseriesValue, error) {
+	out := map[string][]catalog.TimeseriesValue{}
+	var want []string
+	aspectSet := map[string]bool{}
+	for _, u := range urns {
+		if len(latest[u]) == 0 {
+			continue
+		}
+		names := b.timeseries[b.EntityOf(u)]
+		if len(names) == 0 {
+			continue
+		}
+		want = append(want, u)
+		for _, n := range names {
+			aspectSet[n] = true
+		}
+	}
+	if len(want) == 0 {
+		return out, nil
+	}
+	aspects := make([]string, 0, len(aspectSet))
+	for n := range aspectSet {
+		aspects = append(aspects, n)
+	}
+	sort.Strings(aspects)
+	if lr, ok := r.(LatestTimeseriesReader); ok {
+		vals, err := lr.LatestTimeseries(ctx, want, aspects)
+		if err != nil {
+			return nil, fmt.Errorf("read timeseries to index: %w", err)
+		}
+		for _, v := range vals {
+			out[v.URN] = append(out[v.URN], v)
+		}
+		return out, nil
+	}
+	for _, u := range want {
+		for _, a := range b.timeseries[b.EntityOf(u)] {
+			vals, err := r.Timeseries(ctx, catalog.TimeseriesQuery{URN: u, Aspect: a, Limit: 1})
+			if err != nil {
+				return nil, fmt.Errorf("read timeseries %s of %s to index: %w", a, u, err)
+			}
+			out[u] = append(out[u], vals...)
+		}
+	}
+	return out, nil
+}
+
+// StoreIndexer is the ingest.Indexer of an in-store engine: it rebuilds the
+// documents of the written entities inside the write transaction.
+type StoreIndexer struct {
+	b *Builder
+	w DocWriter
+}
+
+// NewStoreIndexer returns an indexer writing documents built by b through w.
+func NewStoreIndexer(b *Builder, w DocWriter) *StoreIndexer { return &StoreIndexer{b: b, w: w} }
+
+// Reindex rebuilds the documents of urns from what tx sees.
+func (x *StoreIndexer) Reindex(ctx context.Context, tx catalog.Tx, urns []string) error {
+	docs, dels, err := x.b.Documents(ctx, tx, urns)
+	if err != nil {
+		return err
+	}
+	return x.w.WriteDocuments(ctx, tx, docs, dels)
+}
+
+// IndexLoaded rebuilds documents from aspects the caller already read
+// (a restore scanning the aspect table), sparing a second read.
+func (x *StoreIndexer) IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect) error {
+	docs, dels, err := x.b.documentsFrom(ctx, tx, urns, latest)
+	if err != nil {
+		return err
+	}
+	return x.w.WriteDocuments(ctx, tx, docs, dels)
+}
+
+// OutboxTx is implemented by store transactions that can record URNs whose
+// documents an external engine must rebuild.
+type OutboxTx interface {
+	AppendSearchOutbox(ctx context.Context, urns []string) error
+}
+
+// OutboxIndexer is the ingest.Indexer of an external engine: inside the
+// write transaction it only appends the URNs to the outbox, so that a
+// committed write is never lost by the index and a rolled-back one never
+// reaches it. A Drainer does the indexing after commit.
+type OutboxIndexer struct {
+	// Kick, when set, is called after each append to wake the drainer early.
+	Kick func()
+}
+
+// Reindex appends urns to the outbox of tx.
+func (x *OutboxIndexer) Reindex(ctx context.Context, tx catalog.Tx, urns []string) error {
+	ot, ok := tx.(OutboxTx)
+	if !ok {
+		return fmt.Errorf("search outbox: store transaction %T has no outbox", tx)
+	}
+	if err := ot.AppendSearchOutbox(ctx, urns); err != nil {
+		return err
+	}
+	if x.Kick != nil {
+		x.Kick()
+	}
+	return nil
+}
