@@ -26,6 +26,8 @@ const usage = `catalogd — a metadata catalog speaking DataHub's GMS interface
 usage:
   catalogd serve   [flags]            start the server (default: embedded SQLite under --data-dir)
   catalogd ingest  [flags] FILE...    load DataHub metadata files (MCEs and MCPs) locally or into --server
+  catalogd bench   [flags]            measure ingest throughput, read latency, start-up time and memory
+  catalogd restore-indices [flags]    rebuild every search document and graph edge from the store
   catalogd help                       show this text
 
 Run "catalogd <command> -h" for the flags of a command.
@@ -43,6 +45,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runServe(ctx, rest, getenv, stdout, stderr)
 	case "ingest":
 		return runIngest(ctx, rest, getenv, stdout, stderr)
+	case "bench":
+		return runBench(ctx, rest, getenv, stdout, stderr)
+	case "restore-indices":
+		return runRestoreIndices(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err

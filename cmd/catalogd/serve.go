@@ -65,6 +65,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	addr := fs.String("addr", envOr(getenv, "CATALOGD_ADDR", "127.0.0.1:8080"), "listen address HOST:PORT; port 0 picks a free port (env CATALOGD_ADDR)")
 	maxBody := fs.Int64("max-body", restli.DefaultMaxBody, "request body limit in bytes")
 	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
+	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "search engine: store (in the store's database) or meilisearch://HOST:PORT (key in env CATALOGD_MEILISEARCH_KEY) (env CATALOGD_SEARCH)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,7 +82,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer db.Close()
 	reg := registry.Default()
-	svc := ingest.New(reg, db)
+	ss, err := openSearch(ctx, *searchSpec, getenv, db, reg)
+	if err != nil {
+		return err
+	}
+	defer ss.close()
+	if ss.drainer != nil {
+		go ss.drainer.Run(ctx)
+	}
+	svc := ingest.New(reg, db, ingest.WithIndexer(ss.indexer))
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -97,6 +106,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ServerConfig: serverConfig(base),
 	})
 	api.ServeRelationships()
+	api.RegisterSearch(ss.service, ss.restorer)
 	api.ServeTimeseries()
 	srv := &http.Server{
 		Handler:           logRequests(api),

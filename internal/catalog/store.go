@@ -52,8 +52,10 @@ type Tx interface {
 	DeleteEntity(ctx context.Context, urn string) (rows, timeseriesRows int, err error)
 	// PutTimeseries upserts timeseries values on (urn, aspect, timestamp, partition, messageId).
 	PutTimeseries(ctx context.Context, values []TimeseriesValue) error
-	// ReplaceEdges replaces all edges whose source is urn and whose source aspect is aspect.
-	ReplaceEdges(ctx context.Context, urn, aspect string, edges []Edge) error
+	// ReplaceEdges replaces, for each set, all edges whose source is set.URN
+	// and whose source aspect is set.Aspect with set.Edges. Sets must not
+	// repeat a (URN, aspect) pair.
+	ReplaceEdges(ctx context.Context, sets []EdgeSet) error
 }
 
 // Current is the stored latest state of one aspect.
@@ -67,6 +69,12 @@ type AspectWrite struct {
 	Aspect          // Version is ignored: the row written is version 0
 	History  int64  // when > 0, keep Previous as this version first
 	Previous Aspect // the row being replaced (used when History > 0)
+}
+
+// EdgeSet is the complete set of edges derived from one aspect of one entity.
+type EdgeSet struct {
+	URN, Aspect string
+	Edges       []Edge
 }
 
 // TimeseriesQuery selects values of one timeseries aspect of one entity.

@@ -295,7 +295,7 @@ func testInvalidWrites(t *testing.T, s catalog.Store) {
 			return tx.PutAspects(ctx, []catalog.AspectWrite{{Aspect: aspect("", "status", `{}`, 1)}})
 		},
 		"edge of another aspect": func(tx catalog.Tx) error {
-			return tx.ReplaceEdges(ctx, "urn:li:corpuser:x", "status", []catalog.Edge{{Source: "urn:li:corpuser:y", Relationship: "R", Destination: "urn:li:corpuser:z"}})
+			return tx.ReplaceEdges(ctx, oneSet("urn:li:corpuser:x", "status", []catalog.Edge{{Source: "urn:li:corpuser:y", Relationship: "R", Destination: "urn:li:corpuser:z"}}))
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -326,7 +326,7 @@ func testAtomicity(t *testing.T, s catalog.Store) {
 		if err := tx.PutTimeseries(ctx, []catalog.TimeseriesValue{{URN: urn, Entity: "dataset", Aspect: "datasetProfile", TimestampMillis: 5, Value: json.RawMessage(`{}`)}}); err != nil {
 			return err
 		}
-		if err := tx.ReplaceEdges(ctx, urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:up", Created: stamp(2)}}); err != nil {
+		if err := tx.ReplaceEdges(ctx, oneSet(urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:up", Created: stamp(2)}})); err != nil {
 			return err
 		}
 		return failure
@@ -373,7 +373,7 @@ func testReadYourWrites(t *testing.T, s catalog.Store) {
 		if err := tx.PutAspects(ctx, []catalog.AspectWrite{{Aspect: aspect(urn, "status", `{"removed":false}`, 1)}}); err != nil {
 			return err
 		}
-		if err := tx.ReplaceEdges(ctx, urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:up"}}); err != nil {
+		if err := tx.ReplaceEdges(ctx, oneSet(urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:up"}})); err != nil {
 			return err
 		}
 		got, err := tx.LatestAspects(ctx, []string{urn}, nil)
@@ -502,7 +502,7 @@ func testLargeBatch(t *testing.T, s catalog.Store) {
 		for i := range edges {
 			edges[i] = catalog.Edge{Relationship: "DownstreamOf", Destination: urns[i]}
 		}
-		return tx.ReplaceEdges(ctx, urns[0], "upstreamLineage", edges)
+		return tx.ReplaceEdges(ctx, oneSet(urns[0], "upstreamLineage", edges))
 	})
 	got, err := s.LatestAspects(ctx, urns, []string{"status"})
 	if err != nil {
@@ -598,20 +598,20 @@ func testEdges(t *testing.T, s catalog.Store) {
 	a, b, c, d := "urn:li:dataset:a", "urn:li:dataset:b", "urn:li:dataset:c", "urn:li:dataset:d"
 	owner := "urn:li:corpuser:owner"
 	update(t, s, func(tx catalog.Tx) error {
-		if err := tx.ReplaceEdges(ctx, a, "upstreamLineage", []catalog.Edge{
+		if err := tx.ReplaceEdges(ctx, oneSet(a, "upstreamLineage", []catalog.Edge{
 			{Source: a, SourceAspect: "upstreamLineage", Relationship: "DownstreamOf", Destination: c, Created: stamp(1), Properties: json.RawMessage(`{"type":"TRANSFORMED"}`)},
 			{Relationship: "DownstreamOf", Destination: b, Created: stamp(1)},
 			{Relationship: "DownstreamOf", Destination: b, Created: stamp(1)}, // duplicate: kept once
-		}); err != nil {
+		})); err != nil {
 			return err
 		}
-		if err := tx.ReplaceEdges(ctx, a, "ownership", []catalog.Edge{{Relationship: "OwnedBy", Destination: owner, Created: stamp(1)}}); err != nil {
+		if err := tx.ReplaceEdges(ctx, oneSet(a, "ownership", []catalog.Edge{{Relationship: "OwnedBy", Destination: owner, Created: stamp(1)}})); err != nil {
 			return err
 		}
-		if err := tx.ReplaceEdges(ctx, d, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: c, Created: stamp(1)}}); err != nil {
+		if err := tx.ReplaceEdges(ctx, oneSet(d, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: c, Created: stamp(1)}})); err != nil {
 			return err
 		}
-		return tx.ReplaceEdges(ctx, b, "ownership", []catalog.Edge{{Relationship: "OwnedBy", Destination: owner, Created: stamp(1)}})
+		return tx.ReplaceEdges(ctx, oneSet(b, "ownership", []catalog.Edge{{Relationship: "OwnedBy", Destination: owner, Created: stamp(1)}}))
 	})
 	type e struct{ src, rel, dst, aspect string }
 	query := func(q catalog.EdgeQuery) ([]e, int) {
@@ -670,14 +670,14 @@ func testEdges(t *testing.T, s catalog.Store) {
 
 	// Replacing touches only the edges of that source aspect.
 	update(t, s, func(tx catalog.Tx) error {
-		return tx.ReplaceEdges(ctx, a, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: d, Created: stamp(2)}})
+		return tx.ReplaceEdges(ctx, oneSet(a, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: d, Created: stamp(2)}}))
 	})
 	if got, total := query(catalog.EdgeQuery{URN: a, Direction: catalog.Outgoing}); total != 2 ||
 		fmt.Sprint(got) != fmt.Sprint([]e{{a, "DownstreamOf", d, "upstreamLineage"}, {a, "OwnedBy", owner, "ownership"}}) {
 		t.Errorf("after replace: %v", got)
 	}
 	// Replacing with nothing deletes.
-	update(t, s, func(tx catalog.Tx) error { return tx.ReplaceEdges(ctx, a, "ownership", nil) })
+	update(t, s, func(tx catalog.Tx) error { return tx.ReplaceEdges(ctx, oneSet(a, "ownership", nil)) })
 	if _, total := query(catalog.EdgeQuery{URN: owner, Direction: catalog.Incoming}); total != 1 {
 		t.Errorf("after clearing ownership of a, owner has %d incoming edges, want 1", total)
 	}
@@ -693,10 +693,10 @@ func testDeleteAspect(t *testing.T, s catalog.Store) {
 	}
 	put(t, s, catalog.AspectWrite{Aspect: aspect(urn, "status", `{}`, 1)})
 	update(t, s, func(tx catalog.Tx) error {
-		if err := tx.ReplaceEdges(ctx, urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:up"}}); err != nil {
+		if err := tx.ReplaceEdges(ctx, oneSet(urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:up"}})); err != nil {
 			return err
 		}
-		return tx.ReplaceEdges(ctx, urn, "ownership", []catalog.Edge{{Relationship: "OwnedBy", Destination: "urn:li:corpuser:o"}})
+		return tx.ReplaceEdges(ctx, oneSet(urn, "ownership", []catalog.Edge{{Relationship: "OwnedBy", Destination: "urn:li:corpuser:o"}}))
 	})
 	var n int
 	update(t, s, func(tx catalog.Tx) (err error) {
@@ -744,10 +744,10 @@ func testDeleteEntity(t *testing.T, s catalog.Store) {
 		}); err != nil {
 			return err
 		}
-		if err := tx.ReplaceEdges(ctx, urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: other}}); err != nil {
+		if err := tx.ReplaceEdges(ctx, oneSet(urn, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: other}})); err != nil {
 			return err
 		}
-		return tx.ReplaceEdges(ctx, other, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: urn}})
+		return tx.ReplaceEdges(ctx, oneSet(other, "upstreamLineage", []catalog.Edge{{Relationship: "DownstreamOf", Destination: urn}}))
 	})
 	var rows, tsRows int
 	update(t, s, func(tx catalog.Tx) (err error) {
@@ -843,4 +843,9 @@ func testCancelled(t *testing.T, s catalog.Store) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Update with cancelled context: %v", err)
 	}
+}
+
+// oneSet wraps the edges of one aspect of one entity for Tx.ReplaceEdges.
+func oneSet(urn, aspect string, edges []catalog.Edge) []catalog.EdgeSet {
+	return []catalog.EdgeSet{{URN: urn, Aspect: aspect, Edges: edges}}
 }

@@ -34,6 +34,7 @@ type applier struct {
 
 type slot struct {
 	cur    catalog.Aspect
+	value  any // cur.Value decoded, when the request wrote it; saves decoding it again for edges
 	max    int64
 	exists bool
 }
@@ -159,11 +160,11 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		a.written++
 		return nil
 	}
-	return a.put(ctx, p.urn, p.aspect.Name, p.canon, p.sysMD)
+	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
 }
 
 // put buffers a new latest value unless it equals the stored one.
-func (a *applier) put(ctx context.Context, urn, aspect string, value, sysMD []byte) error {
+func (a *applier) put(ctx context.Context, urn, aspect string, decoded any, value, sysMD []byte) error {
 	slots := a.state[urn]
 	s := slots[aspect]
 	if s != nil && s.exists && bytes.Equal(s.cur.Value, value) {
@@ -189,7 +190,7 @@ func (a *applier) put(ctx context.Context, urn, aspect string, value, sysMD []by
 		w.History = s.max
 		w.Previous = s.cur
 	}
-	s.cur, s.exists = w.Aspect, true
+	s.cur, s.value, s.exists = w.Aspect, decoded, true
 	a.pending = append(a.pending, w)
 	a.inRound[k] = true
 	a.touched[urn].changed[aspect] = true
@@ -254,7 +255,7 @@ func (a *applier) putDefault(ctx context.Context, urn, aspect string, v any, sm 
 	if err != nil {
 		return err
 	}
-	return a.put(ctx, urn, aspect, b, sm)
+	return a.put(ctx, urn, aspect, v, b, sm)
 }
 
 // defaultBrowsePath mirrors DataHub's BrowsePathUtils: datasets browse under
@@ -297,6 +298,7 @@ func defaultBrowsePath(ent *catalog.EntitySpec, key map[string]any) string {
 
 // edges rewrites the graph edges of every aspect whose latest value changed.
 func (a *applier) edges(ctx context.Context) error {
+	var sets []catalog.EdgeSet
 	for _, urn := range a.order {
 		t := a.touched[urn]
 		names := make([]string, 0, len(t.changed))
@@ -313,17 +315,20 @@ func (a *applier) edges(ctx context.Context) error {
 			if s == nil || !s.exists {
 				continue
 			}
-			v, err := decodeJSON(s.cur.Value)
-			if err != nil {
-				return fmt.Errorf("decode %s of %s: %w", name, urn, err)
+			v := s.value
+			if v == nil {
+				var err error
+				if v, err = decodeJSON(s.cur.Value); err != nil {
+					return fmt.Errorf("decode %s of %s: %w", name, urn, err)
+				}
 			}
-			edges := Edges(urn, spec, v, s.cur.Created)
-			if err := a.tx.ReplaceEdges(ctx, urn, name, edges); err != nil {
-				return err
-			}
+			sets = append(sets, catalog.EdgeSet{URN: urn, Aspect: name, Edges: Edges(urn, spec, v, s.cur.Created)})
 		}
 	}
-	return nil
+	if len(sets) == 0 {
+		return nil
+	}
+	return a.tx.ReplaceEdges(ctx, sets)
 }
 
 // Edges derives the relationship edges of one aspect value from its spec's

@@ -52,18 +52,49 @@ func (w *wireAspect) raw() (json.RawMessage, string) {
 // Unknown fields are rejected, as rest.li does, so a typo does not silently
 // drop data.
 func DecodeProposal(b []byte) (catalog.Proposal, error) {
-	// encoding/json matches field names case-insensitively; rest.li does not.
-	if err := ExactFields(b, proposalFields); err != nil {
-		return catalog.Proposal{}, err
-	}
-	var w wireProposal
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	d.UseNumber()
-	if err := d.Decode(&w); err != nil {
+	// One pass splits the members; encoding/json would match member names
+	// case-insensitively, rest.li does not, so names are checked exactly.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
 		return catalog.Proposal{}, catalog.Errorf(catalog.Invalid, "malformed proposal: %v", jsonErr(err))
 	}
+	var w wireProposal
+	for k, raw := range members {
+		var err error
+		switch k {
+		case "auditHeader":
+		case "entityType":
+			err = decodeMember(raw, &w.EntityType)
+		case "entityUrn":
+			err = decodeMember(raw, &w.EntityURN)
+		case "entityKeyAspect":
+			err = decodeMember(raw, &w.EntityKeyAspect)
+		case "changeType":
+			err = decodeMember(raw, &w.ChangeType)
+		case "aspectName":
+			err = decodeMember(raw, &w.AspectName)
+		case "aspect":
+			err = decodeMember(raw, &w.Aspect)
+		case "systemMetadata":
+			err = decodeMember(raw, &w.SystemMetadata)
+		case "headers":
+			err = decodeMember(raw, &w.Headers)
+		default:
+			return catalog.Proposal{}, catalog.Errorf(catalog.Invalid, "malformed proposal: unknown field %q", k)
+		}
+		if err != nil {
+			return catalog.Proposal{}, catalog.Errorf(catalog.Invalid, "malformed proposal: field %s: %v", k, jsonErr(err))
+		}
+	}
 	return w.proposal(), nil
+}
+
+// decodeMember decodes one proposal member strictly, numbers kept exact.
+func decodeMember(raw json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	d.UseNumber()
+	return d.Decode(v)
 }
 
 func (w *wireProposal) proposal() catalog.Proposal {
@@ -77,26 +108,6 @@ func (w *wireProposal) proposal() catalog.Proposal {
 	p.EntityKey, _ = w.EntityKeyAspect.raw()
 	p.Value, p.ContentType = w.Aspect.raw()
 	return p
-}
-
-var proposalFields = map[string]bool{
-	"auditHeader": true, "entityType": true, "entityUrn": true, "entityKeyAspect": true, "changeType": true,
-	"aspectName": true, "aspect": true, "systemMetadata": true, "headers": true,
-}
-
-// ExactFields fails with an Invalid error naming the first member of the JSON
-// object b that is not in allowed, compared case-sensitively.
-func ExactFields(b []byte, allowed map[string]bool) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return catalog.Errorf(catalog.Invalid, "malformed JSON object: %v", jsonErr(err))
-	}
-	for k := range m {
-		if !allowed[k] {
-			return catalog.Errorf(catalog.Invalid, "unknown field %q", k)
-		}
-	}
-	return nil
 }
 
 // DecodeSnapshot turns a legacy snapshot union — {"<SnapshotFQN>": {"urn":

@@ -8,15 +8,16 @@ import (
 
 // Attribute names of the builtin document attributes. They start with "_" or
 // are "id", so they can never collide with an encoded field attribute, which
-// always starts with "t_" or "x_".
+// always starts with "t_", "x_" or "w_".
 const (
 	attrID      = "id"       // primary key: docID(urn)
 	attrURN     = "_urn"     // the URN as is: retrieved, filtered, sorted
 	attrType    = "_type"    // entity type as is: retrieved
 	attrTypeX   = "_typeX"   // entity type, exact-encoded: filtered
 	attrRemoved = "_removed" // status.removed: filtered
-	attrLoc     = "_loc"     // browse locations, exact-encoded: filtered
-	attrBPrefix = "_bp"      // _bp<d>: browse location prefixes of d segments, exact-encoded
+	attrLoc     = "_loc"     // browse paths, exact-encoded: filtered
+	attrAnc     = "_anc"     // strict ancestors of the browse paths, exact-encoded: filtered
+	attrBPrefix = "_bp"      // _bp<d>: browse path prefixes of d segments, exact-encoded: faceted
 )
 
 // docID returns the Meilisearch primary key of a URN. Meilisearch ids allow
@@ -79,17 +80,23 @@ func decodeName(enc string) (string, bool) {
 
 func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 
-// textAttr is the attribute holding a field's values as they are: searched by
-// free text, filtered case-insensitively (IEQUAL), by range and by EXISTS.
+// textAttr is the attribute holding a field's values as they are: filtered
+// case-insensitively (IEQUAL), by range and by EXISTS, and read back for
+// matched fields, suggestions and Go-side filtering.
 func textAttr(field string) string { return "t_" + encodeName(field) }
+
+// wordAttr is the attribute holding a text field's words as the search
+// package's analyzer splits them, one string of space-separated words per
+// value: the attribute free text and autocomplete search.
+func wordAttr(field string) string { return "w_" + encodeName(field) }
 
 // exactAttr is the attribute holding a string field's values exact-encoded:
 // filtered by EQUAL and IN and faceted.
 func exactAttr(field string) string { return "x_" + encodeName(field) }
 
-// fieldOfAttr returns the field name of a t_/x_ attribute.
+// fieldOfAttr returns the field name of a t_, x_ or w_ attribute.
 func fieldOfAttr(attr string) (string, bool) {
-	if !strings.HasPrefix(attr, "t_") && !strings.HasPrefix(attr, "x_") {
+	if !strings.HasPrefix(attr, "t_") && !strings.HasPrefix(attr, "x_") && !strings.HasPrefix(attr, "w_") {
 		return "", false
 	}
 	return decodeName(attr[2:])

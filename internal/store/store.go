@@ -130,6 +130,11 @@ func openSQLite(path string, o options) (*DB, error) {
 	q.Add("_pragma", "journal_mode(WAL)") // readers never block the writer, nor it them
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(ON)")
+	// A large page cache keeps a batch's dirty pages in memory until commit
+	// instead of spilling them to the WAL mid-transaction, and keeps hot
+	// index pages cached between batches.
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "temp_store(MEMORY)")
 	// LIKE is case-sensitive on PostgreSQL; make SQLite agree so that
 	// ScanLatest's URN patterns mean the same on both (and can use the index).
 	q.Add("_pragma", "case_sensitive_like(ON)")

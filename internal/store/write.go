@@ -206,48 +206,64 @@ func (tx *Tx) PutTimeseries(ctx context.Context, values []catalog.TimeseriesValu
 
 type edgeKey struct{ relationship, destination string }
 
-// ReplaceEdges deletes the edges derived from one aspect of urn and inserts
-// edges in their place. Edges with an empty Source or SourceAspect take urn
-// and aspect; others must match them.
-func (tx *Tx) ReplaceEdges(ctx context.Context, urn, aspect string, edges []catalog.Edge) error {
+// ReplaceEdges replaces, for each set, the edges derived from one aspect of
+// one URN. It issues one DELETE per aspect name and one bulk INSERT for the
+// whole request, because ingest rewrites the edges of hundreds of aspects per
+// batch and a statement per aspect dominated its cost.
+func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 	qs := tx.db.q
-	if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_urn = ? AND source_aspect = ?"), urn, aspect); err != nil {
-		return tx.db.fail(ctx, err, "delete edges of aspect %s of %s", aspect, urn)
+	byAspect := map[string][]string{}
+	var aspects []string
+	for _, set := range sets {
+		if byAspect[set.Aspect] == nil {
+			aspects = append(aspects, set.Aspect)
+		}
+		byAspect[set.Aspect] = append(byAspect[set.Aspect], set.URN)
 	}
-	if len(edges) == 0 {
+	sort.Strings(aspects)
+	for _, aspect := range aspects {
+		urns := byAspect[aspect]
+		if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_aspect = ? AND "+qs.inList("source_urn")), aspect, qs.listArg(urns)); err != nil {
+			return tx.db.fail(ctx, err, "delete edges of aspect %s of %d entities", aspect, len(urns))
+		}
+	}
+	const cols = 7
+	var args []any
+	for _, set := range sets {
+		urn, aspect, edges := set.URN, set.Aspect, set.Edges
+		last := make(map[edgeKey]int, len(edges))
+		for i, e := range edges {
+			if (e.Source != "" && e.Source != urn) || (e.SourceAspect != "" && e.SourceAspect != aspect) {
+				return catalog.Errorf(catalog.Invalid, "edge %d from %s (%s) does not belong to aspect %s of %s", i, e.Source, e.SourceAspect, aspect, urn)
+			}
+			if e.Relationship == "" || e.Destination == "" {
+				return catalog.Errorf(catalog.Invalid, "edge %d of aspect %s of %s has no relationship or destination", i, aspect, urn)
+			}
+			last[edgeKey{e.Relationship, e.Destination}] = i
+		}
+		// Sorted so that concurrent writers on PostgreSQL touch index pages in
+		// the same order and the stored order does not depend on input order.
+		keep := make([]int, 0, len(last))
+		for _, i := range last {
+			keep = append(keep, i)
+		}
+		sort.Slice(keep, func(a, b int) bool {
+			x, y := edges[keep[a]], edges[keep[b]]
+			if x.Relationship != y.Relationship {
+				return x.Relationship < y.Relationship
+			}
+			return x.Destination < y.Destination
+		})
+		for _, i := range keep {
+			e := edges[i]
+			args = append(args, urn, e.Relationship, e.Destination, aspect, e.Created.Time, e.Created.Actor, text(e.Properties))
+		}
+	}
+	if len(args) == 0 {
 		return nil
 	}
-	last := make(map[edgeKey]int, len(edges))
-	for i, e := range edges {
-		if (e.Source != "" && e.Source != urn) || (e.SourceAspect != "" && e.SourceAspect != aspect) {
-			return catalog.Errorf(catalog.Invalid, "edge %d from %s (%s) does not belong to aspect %s of %s", i, e.Source, e.SourceAspect, aspect, urn)
-		}
-		if e.Relationship == "" || e.Destination == "" {
-			return catalog.Errorf(catalog.Invalid, "edge %d of aspect %s of %s has no relationship or destination", i, aspect, urn)
-		}
-		last[edgeKey{e.Relationship, e.Destination}] = i
-	}
-	// Sorted so that concurrent writers on PostgreSQL touch index pages in
-	// the same order and the stored order does not depend on input order.
-	keep := make([]int, 0, len(last))
-	for _, i := range last {
-		keep = append(keep, i)
-	}
-	sort.Slice(keep, func(a, b int) bool {
-		x, y := edges[keep[a]], edges[keep[b]]
-		if x.Relationship != y.Relationship {
-			return x.Relationship < y.Relationship
-		}
-		return x.Destination < y.Destination
-	})
-	const cols = 7
-	args := make([]any, 0, len(keep)*cols)
-	for _, i := range keep {
-		e := edges[i]
-		args = append(args, urn, e.Relationship, e.Destination, aspect, e.Created.Time, e.Created.Actor, text(e.Properties))
-	}
 	if err := qs.insertRows(ctx, tx.q, insertEdges, args); err != nil {
-		return tx.db.fail(ctx, err, "write %d edges of aspect %s of %s", len(keep), aspect, urn)
+		return tx.db.fail(ctx, err, "write %d edges", len(args)/cols)
 	}
 	return nil
 }

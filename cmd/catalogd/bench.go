@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// runBench measures the whole service the way clients see it: it starts
+// "catalogd serve" as a child process (so start-up time and memory are the
+// server's own), loads a generated catalog of realistic datasets through
+// ingestProposalBatch, then reads them back through entitiesV2.
+func runBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	datasets := fs.Int("datasets", 100000, "number of generated datasets")
+	storeDSN := fs.String("store", "", "store DSN for the server (default: SQLite in a temporary data dir)")
+	workers := fs.Int("workers", 4, "concurrent client connections")
+	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dataDir, err := os.MkdirTemp("", "catalogd-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dataDir)
+
+	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
+	if *storeDSN != "" {
+		serveArgs = append(serveArgs, "--store", *storeDSN)
+	}
+	// Start-up: from exec to the first healthy answer, best of three starts.
+	var startup time.Duration
+	var srv *benchServer
+	for i := 0; i < 3; i++ {
+		s, d, err := startBenchServer(ctx, exe, serveArgs)
+		if err != nil {
+			return err
+		}
+		if i < 2 {
+			s.stop()
+		} else {
+			srv = s
+		}
+		if startup == 0 || d < startup {
+			startup = d
+		}
+	}
+	defer srv.stop()
+	fmt.Fprintf(stdout, "store: %s\n", describeStore(*storeDSN))
+	fmt.Fprintf(stdout, "start-up (exec to healthy, best of 3): %s\n", startup.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "RSS idle: %.1f MB\n", srv.rssMB())
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
+	gen := catalogGenerator{n: *datasets}
+	batches := make(chan []any, *workers)
+	go func() {
+		defer close(batches)
+		var batch []any
+		for i := 0; i < *datasets; i++ {
+			batch = append(batch, gen.proposals(i)...)
+			if len(batch) >= ingestBatch {
+				batches <- batch
+				batch = nil
+			}
+		}
+		if len(batch) > 0 {
+			batches <- batch
+		}
+	}()
+	var aspects atomic.Int64
+	var wg sync.WaitGroup
+	errc := make(chan error, *workers)
+	start := time.Now()
+	for w := 0; w < *workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				body, _ := json.Marshal(map[string]any{"proposals": b, "async": "false"})
+				if err := benchPost(ctx, client, srv.url+"/aspects?action=ingestProposalBatch", body); err != nil {
+					errc <- err
+					return
+				}
+				aspects.Add(int64(len(b)))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d, %d clients)\n",
+		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *workers)
+	fmt.Fprintf(stdout, "RSS after loading %d datasets: %.1f MB\n", *datasets, srv.rssMB())
+
+	// Reads: random datasets through entitiesV2, all aspects.
+	var mu sync.Mutex
+	var lat []time.Duration
+	deadline := time.Now().Add(*reads)
+	for w := 0; w < *workers; w++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, 1))
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				urn := gen.urn(r.IntN(*datasets))
+				t0 := time.Now()
+				if err := benchGet(ctx, client, srv.url+"/entitiesV2/"+pathEscapeURN(urn)); err != nil {
+					fmt.Fprintln(stderr, "read:", err)
+					return
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}(uint64(w))
+	}
+	wg.Wait()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		fmt.Fprintf(stdout, "entitiesV2 (6 aspects, %d clients, %d reads): p50 %s p99 %s (%.0f reads/s)\n", *workers, len(lat),
+			percentile(lat, 50), percentile(lat, 99), float64(len(lat))/reads.Seconds())
+	}
+	fmt.Fprintf(stdout, "RSS after reads: %.1f MB\n", srv.rssMB())
+	return nil
+}
+
+func describeStore(dsn string) string {
+	if dsn == "" {
+		return "embedded SQLite"
+	}
+	if u, _, ok := strings.Cut(dsn, "@"); ok {
+		return strings.SplitN(u, "://", 2)[0] + "://...@" + strings.SplitN(dsn, "@", 2)[1]
+	}
+	return dsn
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	i := len(sorted) * p / 100
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i].Round(time.Microsecond)
+}
+
+type benchServer struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startBenchServer(ctx context.Context, exe string, args []string) (*benchServer, time.Duration, error) {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, 0, err
+	}
+	cmd.Stderr = os.Stderr
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, 0, err
+	}
+	sc := bufio.NewScanner(out)
+	var url string
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "catalogd listening on "); ok {
+			url = rest
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	if url == "" {
+		_ = cmd.Process.Kill()
+		return nil, 0, errors.New("server did not start")
+	}
+	for {
+		resp, err := http.Get(url + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Since(t0) > 30*time.Second {
+			_ = cmd.Process.Kill()
+			return nil, 0, fmt.Errorf("server not healthy: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return &benchServer{cmd: cmd, url: url}, time.Since(t0), nil
+}
+
+func (s *benchServer) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+}
+
+// rssMB reads the server's resident set size from /proc.
+func (s *benchServer) rssMB() float64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+func benchPost(ctx context.Context, c *http.Client, url string, body []byte) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
+	}
+	return nil
+}
+
+func benchGet(ctx context.Context, c *http.Client, url string) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %d", url, resp.StatusCode)
+	}
+	return nil
+}
+
+func pathEscapeURN(urn string) string {
+	r := strings.NewReplacer(":", "%3A", "(", "%28", ")", "%29", ",", "%2C", "/", "%2F", " ", "%20")
+	return r.Replace(urn)
+}
+
+// catalogGenerator makes realistic datasets: a 20-field schema, properties
+// with custom properties, two owners, two tags, status and lineage to an
+// earlier dataset — six aspects each, as a connector would emit them.
+type catalogGenerator struct{ n int }
+
+var benchPlatforms = []string{"hive", "snowflake", "bigquery", "postgres", "kafka"}
+
+func (g catalogGenerator) urn(i int) string {
+	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:%s,analytics.schema_%d.table_%d,PROD)", benchPlatforms[i%len(benchPlatforms)], i%97, i)
+}
+
+func (g catalogGenerator) proposals(i int) []any {
+	urn := g.urn(i)
+	mcp := func(aspect string, v any) any {
+		b, _ := json.Marshal(v)
+		return map[string]any{"entityType": "dataset", "entityUrn": urn, "changeType": "UPSERT", "aspectName": aspect,
+			"aspect": map[string]any{"value": string(b), "contentType": "application/json"}}
+	}
+	stamp := map[string]any{"time": 1700000000000 + int64(i), "actor": "urn:li:corpuser:ingestion"}
+	fields := make([]any, 20)
+	types := []string{"StringType", "NumberType", "BooleanType", "DateType"}
+	for f := range fields {
+		ty := types[(i+f)%len(types)]
+		fields[f] = map[string]any{
+			"fieldPath": fmt.Sprintf("column_%d", f), "nativeDataType": strings.ToLower(strings.TrimSuffix(ty, "Type")),
+			"description": fmt.Sprintf("Column %d of table %d, holding %s values", f, i, ty),
+			"nullable":    f%3 == 0, "type": map[string]any{"type": map[string]any{"com.linkedin.schema." + ty: map[string]any{}}},
+		}
+	}
+	out := []any{
+		mcp("datasetProperties", map[string]any{
+			"name": fmt.Sprintf("table_%d", i), "description": fmt.Sprintf("Daily snapshot of business entity %d for analytics", i),
+			"customProperties": map[string]any{"owner_team": fmt.Sprintf("team_%d", i%13), "retention_days": "90"},
+		}),
+		mcp("schemaMetadata", map[string]any{
+			"schemaName": fmt.Sprintf("table_%d", i), "platform": "urn:li:dataPlatform:" + benchPlatforms[i%len(benchPlatforms)],
+			"version": 0, "hash": "", "platformSchema": map[string]any{"com.linkedin.schema.MySqlDDL": map[string]any{"tableSchema": ""}},
+			"fields": fields,
+		}),
+		mcp("ownership", map[string]any{"owners": []any{
+			map[string]any{"owner": fmt.Sprintf("urn:li:corpuser:user_%d", i%500), "type": "DATAOWNER"},
+			map[string]any{"owner": fmt.Sprintf("urn:li:corpGroup:group_%d", i%50), "type": "TECHNICAL_OWNER"},
+		}, "lastModified": stamp}),
+		mcp("globalTags", map[string]any{"tags": []any{
+			map[string]any{"tag": fmt.Sprintf("urn:li:tag:tier_%d", i%3)}, map[string]any{"tag": fmt.Sprintf("urn:li:tag:domain_%d", i%20)},
+		}}),
+		mcp("status", map[string]any{"removed": false}),
+	}
+	if i > 0 {
+		out = append(out, mcp("upstreamLineage", map[string]any{"upstreams": []any{
+			map[string]any{"dataset": g.urn(i / 2), "type": "TRANSFORMED", "auditStamp": stamp},
+		}}))
+	}
+	return out
+}

@@ -1,0 +1,247 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+)
+
+// RestoreArgs selects the stored rows restoreIndices rebuilds, as DataHub
+// names them.
+type RestoreArgs struct {
+	URN       string
+	URNLike   string // SQL LIKE pattern
+	Aspect    string
+	Start     int // row offset in (urn, aspect) order; default 0
+	BatchSize int // rows; default 10
+}
+
+// RestoreResult reports what a restore did.
+type RestoreResult struct {
+	Args     RestoreArgs
+	Rows     int // rows whose documents and edges were rebuilt
+	Ignored  int // rows of unknown entity types or aspects
+	Entities int // documents rebuilt
+	SQLTime  time.Duration
+	Took     time.Duration
+}
+
+// String formats the result the way DataHub's restoreIndices answers (a
+// Java Map.toString of args and result), which clients only log.
+func (r RestoreResult) String() string {
+	a := r.Args
+	null := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return s
+	}
+	return fmt.Sprintf("{args=RestoreIndicesArgs(start=%d, batchSize=%d, aspectName=%s, urn=%s, urnLike=%s), result=RestoreIndicesResult(ignored=%d, rowsMigrated=%d, entities=%d, timeSqlQueryMs=%d, timeTakenMs=%d)}",
+		a.Start, a.BatchSize, null(a.Aspect), null(a.URN), null(a.URNLike),
+		r.Ignored, r.Rows, r.Entities, r.SQLTime.Milliseconds(), r.Took.Milliseconds())
+}
+
+// Indexer is what the ingest pipeline calls (ingest.Indexer).
+type Indexer interface {
+	Reindex(ctx context.Context, tx catalog.Tx, urns []string) error
+}
+
+// loadedIndexer is implemented by indexers that can index aspects already
+// read (StoreIndexer).
+type loadedIndexer interface {
+	IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect) error
+}
+
+// Restorer rebuilds search documents and graph edges from the store.
+type Restorer struct {
+	reg   *registry.Registry
+	store catalog.Store
+	idx   Indexer
+}
+
+// NewRestorer returns a Restorer writing through idx (a StoreIndexer or an
+// OutboxIndexer).
+func NewRestorer(reg *registry.Registry, store catalog.Store, idx Indexer) *Restorer {
+	return &Restorer{reg: reg, store: store, idx: idx}
+}
+
+// Restore rebuilds the documents and edges of the rows args selects.
+func (r *Restorer) Restore(ctx context.Context, args RestoreArgs) (RestoreResult, error) {
+	start := time.Now()
+	if args.Start < 0 || args.BatchSize < 0 {
+		return RestoreResult{}, catalog.Errorf(catalog.Invalid, "start and batchSize must not be negative")
+	}
+	if args.BatchSize == 0 {
+		args.BatchSize = 10
+	}
+	res := RestoreResult{Args: args}
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URN: args.URN, URNLike: args.URNLike, Aspect: args.Aspect, Offset: args.Start, Limit: args.BatchSize})
+	if err != nil {
+		return res, fmt.Errorf("restore indices: %w", err)
+	}
+	res.SQLTime = time.Since(start)
+	if err := r.apply(ctx, rows, &res, false); err != nil {
+		return res, err
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// rowScanner is implemented by stores that page through the latest rows by
+// key rather than by offset, which keeps a full rebuild linear.
+type rowScanner interface {
+	catalog.Reader
+	ScanLatestAfter(ctx context.Context, afterURN string, limit int) ([]catalog.Aspect, error)
+	CountLatest(ctx context.Context) (int, error)
+}
+
+// RestoreAll rebuilds every document and edge, batch rows at a time,
+// reporting progress (rows done of total) after each batch.
+func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done, total int)) (RestoreResult, error) {
+	start := time.Now()
+	if batch <= 0 {
+		batch = 5000
+	}
+	res := RestoreResult{Args: RestoreArgs{BatchSize: batch}}
+	sc, ok := r.store.(rowScanner)
+	if !ok {
+		for off := 0; ; off += batch {
+			rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{Offset: off, Limit: batch})
+			if err != nil {
+				return res, fmt.Errorf("restore indices: %w", err)
+			}
+			if len(rows) == 0 {
+				break
+			}
+			if err := r.apply(ctx, rows, &res, false); err != nil {
+				return res, err
+			}
+			if progress != nil {
+				progress(res.Rows+res.Ignored, -1)
+			}
+		}
+		res.Took = time.Since(start)
+		return res, nil
+	}
+	total, err := sc.CountLatest(ctx)
+	if err != nil {
+		return res, fmt.Errorf("restore indices: %w", err)
+	}
+	// Reading the next batch overlaps with indexing the current one.
+	type page struct {
+		rows []catalog.Aspect
+		err  error
+	}
+	pages := make(chan page, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(pages)
+		after := ""
+		for {
+			rows, err := sc.ScanLatestAfter(ctx, after, batch)
+			if err != nil {
+				pages <- page{err: err}
+				return
+			}
+			if len(rows) == 0 {
+				return
+			}
+			last := rows[len(rows)-1].URN
+			if len(rows) == batch {
+				// The last URN's rows may continue in the next page: keep
+				// them for it, unless the page holds nothing else.
+				cut := len(rows)
+				for cut > 0 && rows[cut-1].URN == last {
+					cut--
+				}
+				if cut > 0 {
+					rows = rows[:cut]
+					last = rows[cut-1].URN
+				} else {
+					// One entity fills the page: read all of its rows.
+					rows, err = sc.ScanLatest(ctx, catalog.ScanQuery{URN: last})
+					if err != nil {
+						pages <- page{err: err}
+						return
+					}
+				}
+			}
+			select {
+			case pages <- page{rows: rows}:
+			case <-ctx.Done():
+				return
+			}
+			after = last
+		}
+	}()
+	for p := range pages {
+		if p.err != nil {
+			return res, fmt.Errorf("restore indices: %w", p.err)
+		}
+		if err := r.apply(ctx, p.rows, &res, true); err != nil {
+			return res, err
+		}
+		if progress != nil {
+			progress(res.Rows+res.Ignored, total)
+		}
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// apply rebuilds, in one transaction, the edges of rows and the documents of
+// their entities. complete says that rows hold every latest aspect of each
+// of their URNs, so documents can be built without reading them again.
+func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete bool) error {
+	var urns []string
+	latest := map[string][]catalog.Aspect{}
+	var edges []catalog.EdgeSet
+	for _, row := range rows {
+		u, err := catalog.ParseURN(row.URN)
+		ent := (*catalog.EntitySpec)(nil)
+		if err == nil {
+			ent = r.reg.Entity(u.EntityType())
+		}
+		spec := r.reg.Aspect(row.Name)
+		if ent == nil || spec == nil {
+			res.Ignored++
+			continue
+		}
+		res.Rows++
+		if _, ok := latest[row.URN]; !ok {
+			urns = append(urns, row.URN)
+		}
+		latest[row.URN] = append(latest[row.URN], row)
+		if len(spec.Relationships) > 0 {
+			d := json.NewDecoder(bytes.NewReader(row.Value))
+			d.UseNumber()
+			var v any
+			if err := d.Decode(&v); err != nil {
+				return fmt.Errorf("restore indices: decode %s of %s: %w", row.Name, row.URN, err)
+			}
+			edges = append(edges, catalog.EdgeSet{URN: row.URN, Aspect: row.Name, Edges: ingest.Edges(row.URN, spec, v, row.Created)})
+		}
+	}
+	if len(urns) == 0 {
+		return nil
+	}
+	res.Entities += len(urns)
+	return r.store.Update(ctx, func(tx catalog.Tx) error {
+		if len(edges) > 0 {
+			if err := tx.ReplaceEdges(ctx, edges); err != nil {
+				return err
+			}
+		}
+		if li, ok := r.idx.(loadedIndexer); ok && complete {
+			return li.IndexLoaded(ctx, tx, urns, latest)
+		}
+		return r.idx.Reindex(ctx, tx, urns)
+	})
+}
