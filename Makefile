@@ -4,11 +4,24 @@ GO       ?= go
 BIN      := bin/catalogd
 ADDR     ?= 127.0.0.1:8080
 DATA_DIR ?= data
+NPM      ?= npm
+# The GraphiQL explorer's bundle is built from npm packages pinned in
+# $(WEBUI)/package-lock.json into $(WEBUI)/dist, which is committed so that
+# `go build` and `make run` need no Node.
+WEBUI    := internal/webui/graphiql
+GENERATED := gen/ $(WEBUI)/dist/
 
-.PHONY: generate build run test check-generated vet bench clean
+.PHONY: generate webui build run test check-generated vet bench clean
 
-generate:
+generate: webui
 	$(GO) generate ./schemas/... ./openapi/...
+
+webui: $(WEBUI)/node_modules/.package-lock.json
+	cd $(WEBUI) && node build.mjs
+
+# npm ci only when the pins change: it writes node_modules/.package-lock.json.
+$(WEBUI)/node_modules/.package-lock.json: $(WEBUI)/package.json $(WEBUI)/package-lock.json
+	cd $(WEBUI) && $(NPM) ci
 
 build:
 	$(GO) build -o $(BIN) ./cmd/catalogd
@@ -16,10 +29,11 @@ build:
 run: build
 	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA_DIR)
 
-# Regenerating must not change gen/: the committed code matches the schemas.
+# Regenerating must not change gen/ or the web bundle: the committed files
+# are exactly what the schemas and the pinned packages produce.
 check-generated: generate
-	@git diff --exit-code --stat -- gen/ || { echo "gen/ is stale: run 'make generate' and commit the result"; exit 1; }
-	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked generated files: run 'make generate' and commit"; exit 1; }
+	@git diff --exit-code --stat -- $(GENERATED) || { echo "generated files are stale: run 'make generate' and commit the result"; exit 1; }
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || { git status --porcelain -- $(GENERATED); echo "untracked generated files: run 'make generate' and commit"; exit 1; }
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'); echo "gofmt needed"; exit 1; }
@@ -32,4 +46,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin $(WEBUI)/node_modules

@@ -28,7 +28,6 @@ type sampleReplay struct {
 	srv     *testServer
 	sent    map[string]map[string]sentAspect // urn → aspect name or wire name → value
 	entity  map[string]string                // urn → entity type
-	skipped []string
 }
 
 func newSampleReplay(srv *testServer) *sampleReplay {
@@ -158,10 +157,6 @@ func (r *sampleReplay) proposal(t *testing.T, where string, rec map[string]json.
 	if err := json.Unmarshal(raw, &p); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
-	if p.ChangeType == "PATCH" {
-		r.skipped = append(r.skipped, where+" (PATCH "+p.AspectName+")")
-		return nil, false
-	}
 	value := p.Aspect.JSON
 	if p.Aspect.Value != nil {
 		value = json.RawMessage(*p.Aspect.Value)
@@ -173,10 +168,63 @@ func (r *sampleReplay) proposal(t *testing.T, where string, rec map[string]json.
 		}
 	}
 	// The SDK's REST emitter always serialises the aspect into aspect.value.
-	out["aspect"] = map[string]any{"value": string(value), "contentType": "application/json"}
+	contentType := "application/json"
 	r.entity[p.EntityURN] = p.EntityType
-	r.remember(p.EntityURN, p.AspectName, sentAspect{value: decodeAny(t, value)})
+	if p.ChangeType == "PATCH" {
+		contentType = "application/json-patch+json"
+		prev := r.sent[p.EntityURN][p.AspectName].value
+		r.remember(p.EntityURN, p.AspectName, sentAspect{value: expectPatched(t, where, prev, decodeAny(t, value))})
+	} else {
+		r.remember(p.EntityURN, p.AspectName, sentAspect{value: decodeAny(t, value)})
+	}
+	out["aspect"] = map[string]any{"value": string(value), "contentType": contentType}
 	return out, true
+}
+
+// expectPatched models, independently of the server, the two patch forms the
+// sample files use: /upstreams/<dataset> and DataHub's fine-grained lineage
+// view /fineGrainedLineages/<operation>/<downstream>/<query>/<upstream>. Any
+// other form fails the test so that a new sample gets a model too.
+func expectPatched(t *testing.T, where string, prev, patch any) any {
+	t.Helper()
+	doc, _ := prev.(map[string]any)
+	if doc == nil {
+		doc = map[string]any{"upstreams": []any{}}
+	}
+	ups, _ := doc["upstreams"].([]any)
+	fgl, _ := doc["fineGrainedLineages"].([]any)
+	for _, o := range patch.([]any) {
+		op := o.(map[string]any)
+		path, _ := op["path"].(string)
+		segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+		switch {
+		case op["op"] == "add" && segs[0] == "upstreams" && len(segs) == 2:
+			ups = append(ups, op["value"])
+		case op["op"] == "add" && segs[0] == "fineGrainedLineages" && len(segs) == 5:
+			score := op["value"].(map[string]any)["confidenceScore"]
+			found := false
+			for _, f := range fgl {
+				f := f.(map[string]any)
+				if f["downstreams"].([]any)[0] == segs[2] && f["transformOperation"] == segs[1] {
+					f["upstreams"] = append(f["upstreams"].([]any), segs[4])
+					found = true
+				}
+			}
+			if !found {
+				fgl = append(fgl, map[string]any{
+					"downstreams": []any{segs[2]}, "upstreams": []any{segs[4]}, "transformOperation": segs[1],
+					"upstreamType": "FIELD_SET", "downstreamType": "FIELD", "confidenceScore": score,
+				})
+			}
+		default:
+			t.Fatalf("%s: no model for patch operation %v %s", where, op["op"], path)
+		}
+	}
+	doc["upstreams"] = ups
+	if fgl != nil {
+		doc["fineGrainedLineages"] = fgl
+	}
+	return doc
 }
 
 func (r *sampleReplay) mcp(urn, entityType, aspect string, value json.RawMessage) any {

@@ -14,10 +14,13 @@ import (
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/graph"
+	"github.com/catalogd/catalogd/internal/graphql"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/restli"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/webui"
 )
 
 // Version is the catalogd version, reported at /config.
@@ -108,6 +111,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeRelationships()
 	api.RegisterSearch(ss.service, ss.restorer)
 	api.ServeTimeseries()
+	gql := graphql.New(graphql.Config{
+		Registry: reg, Store: db, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
+		Actor: actorFromHeader, MaxBody: *maxBody,
+	})
+	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
+	api.HandleFunc("/api/graphql", gql.ServeHTTP)
+	api.HandleFunc("/api/v2/graphql", gql.ServeHTTP)
+	api.ServeOpenAPIV3()
+	webui.Register(api)
 	srv := &http.Server{
 		Handler:           logRequests(api),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -150,7 +162,7 @@ func serverConfig(base string) map[string]any {
 		"noCode":                   "true",
 		"retention":                "true",
 		"statefulIngestionCapable": true,
-		"patchCapable":             false,
+		"patchCapable":             true,
 		"supportsImpactAnalysis":   false,
 		"timeZone":                 "UTC",
 		"baseUrl":                  base,

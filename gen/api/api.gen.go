@@ -1058,6 +1058,26 @@ type UsageEventResult struct {
 	UserAgent        *string                 `json:"userAgent,omitempty"`
 }
 
+// V3AspectEnvelope One aspect of an OpenAPI v3 entity.
+type V3AspectEnvelope struct {
+	// SystemMetadata Metadata about a write (run id, observation time, ...).
+	//
+	// Example: {"lastObserved":1700000000000,"runId":"no-run-id-provided"}
+	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
+
+	// Value An aspect record as a JSON object (free form; the aspect's own schema applies).
+	Value AspectValue `json:"value"`
+}
+
+// V3Entity An entity in the OpenAPI v3 form: its `urn` and one member per aspect name,
+// `{"<aspectName>": {"value": {...}}}`.
+//
+// Example: {"tagProperties":{"value":{"name":"PII"}},"urn":"urn:li:tag:pii"}
+type V3Entity struct {
+	Urn                  string                      `json:"urn"`
+	AdditionalProperties map[string]V3AspectEnvelope `json:"-"`
+}
+
 // VersionedAspect Response of `GET /aspects/{urn}`: the aspect union and its version.
 //
 // Example: {"aspect":{"com.linkedin.schema.SchemaMetadata":{"created":{"actor":"urn:li:corpuser:fbar","time":0},"fields":[{"fieldPath":"foo","nativeDataType":"string","type":{"type":{"com.linkedin.schema.StringType":{}}}}],"hash":"","lastModified":{"actor":"urn:li:corpuser:fbar","time":0},"platform":"urn:li:dataPlatform:foo","platformSchema":{"com.linkedin.schema.KafkaSchema":{"documentSchema":"{}"}},"schemaName":"FooEvent","version":0}},"version":0}
@@ -1083,6 +1103,12 @@ type RestliProtocolVersion = string
 
 // UrnPath defines model for UrnPath.
 type UrnPath = string
+
+// V3EntityName defines model for V3EntityName.
+type V3EntityName = string
+
+// V3SystemMetadata defines model for V3SystemMetadata.
+type V3SystemMetadata = bool
 
 // GraphQLOK Example: {"data":{"addTerms":true},"extensions":{}}
 type GraphQLOK = GraphQLResponse
@@ -1229,6 +1255,25 @@ type SearchAuditEventsParams struct {
 	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
 }
 
+// PostEntitiesV3JSONBody defines parameters for PostEntitiesV3.
+type PostEntitiesV3JSONBody = []V3Entity
+
+// PostEntitiesV3Params defines parameters for PostEntitiesV3.
+type PostEntitiesV3Params struct {
+	Async *bool `form:"async,omitempty" json:"async,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// GetEntityV3Params defines parameters for GetEntityV3.
+type GetEntityV3Params struct {
+	Aspects *[]string `form:"aspects,omitempty" json:"aspects,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
 // OperationsActionParams defines parameters for OperationsAction.
 type OperationsActionParams struct {
 	// Action The rest.li action to run.
@@ -1283,6 +1328,9 @@ type GmsOperationsActionJSONRequestBody = OperationsActionRequest
 
 // SearchAuditEventsJSONRequestBody defines body for SearchAuditEvents for application/json ContentType.
 type SearchAuditEventsJSONRequestBody = AuditSearchRequest
+
+// PostEntitiesV3JSONRequestBody defines body for PostEntitiesV3 for application/json ContentType.
+type PostEntitiesV3JSONRequestBody = PostEntitiesV3JSONBody
 
 // OperationsActionJSONRequestBody defines body for OperationsAction for application/json ContentType.
 type OperationsActionJSONRequestBody = OperationsActionRequest
@@ -1688,6 +1736,72 @@ func (a ServerConfig_ManagedIngestion) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'enabled': %w", err)
 		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for V3Entity. Returns the specified
+// element and whether it was found
+func (a V3Entity) Get(fieldName string) (value V3AspectEnvelope, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for V3Entity
+func (a *V3Entity) Set(fieldName string, value V3AspectEnvelope) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]V3AspectEnvelope)
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for V3Entity to handle AdditionalProperties
+func (a *V3Entity) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["urn"]; found {
+		err = json.Unmarshal(raw, &a.Urn)
+		if err != nil {
+			return fmt.Errorf("error reading 'urn': %w", err)
+		}
+		delete(object, "urn")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]V3AspectEnvelope)
+		for fieldName, fieldBuf := range object {
+			var fieldVal V3AspectEnvelope
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for V3Entity to handle AdditionalProperties
+func (a V3Entity) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["urn"], err = json.Marshal(a.Urn)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'urn': %w", err)
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -2722,6 +2836,45 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostEntitiesV3WithBody Upsert entities (OpenAPI v3)
+	//
+	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+	// and answers the written aspects as stored, in the same form. Writes are always applied
+	// before the response; `async` is accepted for compatibility.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+	PostEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostEntitiesV3 Upsert entities (OpenAPI v3)
+	//
+	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+	// and answers the written aspects as stored, in the same form. Writes are always applied
+	// before the response; `async` is accepted for compatibility.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+	PostEntitiesV3(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteEntityV3 Hard-delete an entity (OpenAPI v3)
+	//
+	// Removes every aspect version, timeseries value and outgoing edge of the entity.
+	// Answers `200` with an empty body, also when the entity did not exist.
+	//
+	// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
+	DeleteEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetEntityV3 Read an entity (OpenAPI v3)
+	//
+	// Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
+	// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
+	// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+	//
+	// Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
+	GetEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OperationsActionWithBody rest.li actions on the operations resource
 	//
 	// `action=restoreIndices` re-emits the latest stored aspects matching the arguments
@@ -3275,6 +3428,85 @@ func (c *Client) SearchAuditEventsWithBody(ctx context.Context, params *SearchAu
 // Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 func (c *Client) SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSearchAuditEventsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostEntitiesV3WithBody Upsert entities (OpenAPI v3)
+//
+// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+// and answers the written aspects as stored, in the same form. Writes are always applied
+// before the response; `async` is accepted for compatibility.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+func (c *Client) PostEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostEntitiesV3RequestWithBody(c.Server, entityName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostEntitiesV3 Upsert entities (OpenAPI v3)
+//
+// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+// and answers the written aspects as stored, in the same form. Writes are always applied
+// before the response; `async` is accepted for compatibility.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+func (c *Client) PostEntitiesV3(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostEntitiesV3Request(c.Server, entityName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteEntityV3 Hard-delete an entity (OpenAPI v3)
+//
+// Removes every aspect version, timeseries value and outgoing edge of the entity.
+// Answers `200` with an empty body, also when the entity did not exist.
+//
+// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
+func (c *Client) DeleteEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteEntityV3Request(c.Server, entityName, urn)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEntityV3 Read an entity (OpenAPI v3)
+//
+// Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
+// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
+// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+//
+// Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
+func (c *Client) GetEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEntityV3Request(c.Server, entityName, urn, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4376,6 +4608,213 @@ func NewSearchAuditEventsRequestWithBody(server string, params *SearchAuditEvent
 	return req, nil
 }
 
+// NewPostEntitiesV3Request calls the generic PostEntitiesV3 builder with application/json body
+func NewPostEntitiesV3Request(server string, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostEntitiesV3RequestWithBody(server, entityName, params, "application/json", bodyReader)
+}
+
+// NewPostEntitiesV3RequestWithBody constructs an http.Request for the PostEntitiesV3 method, with any body, and a specified content type
+func NewPostEntitiesV3RequestWithBody(server string, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Async != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "async", *params.Async, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteEntityV3Request constructs an http.Request for the DeleteEntityV3 method
+func NewDeleteEntityV3Request(server string, entityName V3EntityName, urn UrnPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEntityV3Request constructs an http.Request for the GetEntityV3 method
+func NewGetEntityV3Request(server string, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Aspects != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "aspects", *params.Aspects, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewOperationsActionRequest calls the generic OperationsAction builder with application/json body
 func NewOperationsActionRequest(server string, params *OperationsActionParams, body OperationsActionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4953,6 +5392,49 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEventsWithResponse(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchAuditEventsResponse, error)
+
+	// PostEntitiesV3WithBodyWithResponse Upsert entities (OpenAPI v3)
+	//
+	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+	// and answers the written aspects as stored, in the same form. Writes are always applied
+	// before the response; `async` is accepted for compatibility.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+	PostEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostEntitiesV3Response, error)
+
+	// PostEntitiesV3WithResponse Upsert entities (OpenAPI v3)
+	//
+	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+	// and answers the written aspects as stored, in the same form. Writes are always applied
+	// before the response; `async` is accepted for compatibility.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+	PostEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PostEntitiesV3Response, error)
+
+	// DeleteEntityV3WithResponse Hard-delete an entity (OpenAPI v3)
+	//
+	// Removes every aspect version, timeseries value and outgoing edge of the entity.
+	// Answers `200` with an empty body, also when the entity did not exist.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
+	DeleteEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*DeleteEntityV3Response, error)
+
+	// GetEntityV3WithResponse Read an entity (OpenAPI v3)
+	//
+	// Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
+	// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
+	// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
+	GetEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*GetEntityV3Response, error)
 
 	// OperationsActionWithBodyWithResponse rest.li actions on the operations resource
 	//
@@ -6088,6 +6570,212 @@ func (r SearchAuditEventsResponse) ContentType() string {
 	return ""
 }
 
+// PostEntitiesV3Response4XXHeaders the declared response headers of an HTTP 4XX response for PostEntitiesV3
+type PostEntitiesV3Response4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// PostEntitiesV3Response5XXHeaders the declared response headers of an HTTP 5XX response for PostEntitiesV3
+type PostEntitiesV3Response5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type PostEntitiesV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]V3Entity
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *PostEntitiesV3Response4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *PostEntitiesV3Response5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostEntitiesV3Response) GetJSON200() *[]V3Entity {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r PostEntitiesV3Response) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r PostEntitiesV3Response) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r PostEntitiesV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostEntitiesV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostEntitiesV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostEntitiesV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteEntityV3Response4XXHeaders the declared response headers of an HTTP 4XX response for DeleteEntityV3
+type DeleteEntityV3Response4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// DeleteEntityV3Response5XXHeaders the declared response headers of an HTTP 5XX response for DeleteEntityV3
+type DeleteEntityV3Response5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type DeleteEntityV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DeleteEntityV3Response4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DeleteEntityV3Response5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DeleteEntityV3Response) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DeleteEntityV3Response) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteEntityV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteEntityV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteEntityV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteEntityV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEntityV3Response4XXHeaders the declared response headers of an HTTP 4XX response for GetEntityV3
+type GetEntityV3Response4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// GetEntityV3Response5XXHeaders the declared response headers of an HTTP 5XX response for GetEntityV3
+type GetEntityV3Response5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type GetEntityV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3Entity
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetEntityV3Response4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetEntityV3Response5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEntityV3Response) GetJSON200() *V3Entity {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetEntityV3Response) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetEntityV3Response) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEntityV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEntityV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEntityV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEntityV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OperationsActionResponse200Headers the declared response headers of an HTTP 200 response for OperationsAction
 type OperationsActionResponse200Headers struct {
 	XRestLiProtocolVersion *string
@@ -6723,6 +7411,73 @@ func (c *ClientWithResponses) SearchAuditEventsWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseSearchAuditEventsResponse(rsp)
+}
+
+// PostEntitiesV3WithBodyWithResponse Upsert entities (OpenAPI v3)
+//
+// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+// and answers the written aspects as stored, in the same form. Writes are always applied
+// before the response; `async` is accepted for compatibility.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+func (c *ClientWithResponses) PostEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostEntitiesV3Response, error) {
+	rsp, err := c.PostEntitiesV3WithBody(ctx, entityName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostEntitiesV3Response(rsp)
+}
+
+// PostEntitiesV3WithResponse Upsert entities (OpenAPI v3)
+//
+// Upserts every aspect of every entity of the array in one transaction (all or nothing)
+// and answers the written aspects as stored, in the same form. Writes are always applied
+// before the response; `async` is accepted for compatibility.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
+func (c *ClientWithResponses) PostEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PostEntitiesV3Response, error) {
+	rsp, err := c.PostEntitiesV3(ctx, entityName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostEntitiesV3Response(rsp)
+}
+
+// DeleteEntityV3WithResponse Hard-delete an entity (OpenAPI v3)
+//
+// Removes every aspect version, timeseries value and outgoing edge of the entity.
+// Answers `200` with an empty body, also when the entity did not exist.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
+func (c *ClientWithResponses) DeleteEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*DeleteEntityV3Response, error) {
+	rsp, err := c.DeleteEntityV3(ctx, entityName, urn, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteEntityV3Response(rsp)
+}
+
+// GetEntityV3WithResponse Read an entity (OpenAPI v3)
+//
+// Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
+// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
+// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
+func (c *ClientWithResponses) GetEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*GetEntityV3Response, error) {
+	rsp, err := c.GetEntityV3(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEntityV3Response(rsp)
 }
 
 // OperationsActionWithBodyWithResponse rest.li actions on the operations resource
@@ -7922,6 +8677,233 @@ func ParseSearchAuditEventsResponse(rsp *http.Response) (*SearchAuditEventsRespo
 		response.Headers4XX = &headers
 	case rsp.StatusCode/100 == 5:
 		var headers SearchAuditEventsResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostEntitiesV3Response parses an HTTP response from a PostEntitiesV3WithResponse call
+func ParsePostEntitiesV3Response(rsp *http.Response) (*PostEntitiesV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostEntitiesV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []V3Entity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers PostEntitiesV3Response4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers PostEntitiesV3Response5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteEntityV3Response parses an HTTP response from a DeleteEntityV3WithResponse call
+func ParseDeleteEntityV3Response(rsp *http.Response) (*DeleteEntityV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteEntityV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers DeleteEntityV3Response4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DeleteEntityV3Response5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetEntityV3Response parses an HTTP response from a GetEntityV3WithResponse call
+func ParseGetEntityV3Response(rsp *http.Response) (*GetEntityV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEntityV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3Entity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetEntityV3Response4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetEntityV3Response5XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -144,6 +144,11 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			return catalog.Errorf(catalog.Conflict, "aspect %s of %s already exists", p.aspect.Name, p.urn)
 		}
 	}
+	if p.change == catalog.Patch {
+		if err := a.patch(p); err != nil {
+			return err
+		}
+	}
 	t.deleted, t.wrote = false, true
 	if p.aspect.Timeseries {
 		ts, _ := int64At(p.value, "timestampMillis")
@@ -161,6 +166,40 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		return nil
 	}
 	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
+}
+
+// patch applies p's JSON Patch to the aspect's value as this request sees it
+// (stored, or written by an earlier proposal of the request), then normalises
+// and validates the result, which is written like an UPSERT. The store holds
+// the entity's rows locked from Tx.Current on, so no concurrent writer can
+// slip a change in between.
+func (a *applier) patch(p *prepared) error {
+	sd, err := a.svc.schemas.get(p.aspect)
+	if err != nil {
+		return err
+	}
+	var cur any
+	if s := a.state[p.urn][p.aspect.Name]; s != nil && s.exists {
+		// Decoded afresh: the patch edits in place and s.value may be shared.
+		if cur, err = decodeJSON(s.cur.Value); err != nil {
+			return fmt.Errorf("decode stored %s of %s: %w", p.aspect.Name, p.urn, err)
+		}
+	}
+	pt := &patcher{schema: sd, stamp: map[string]any{"time": json.Number(fmt.Sprint(a.now)), "actor": a.actor}}
+	v, err := pt.applyPatch(cur, p.patch)
+	if err != nil {
+		return err
+	}
+	if v, err = a.svc.reg.Normalize(p.aspect.Name, v); err != nil {
+		return catalog.WithOp("patched value", err)
+	}
+	canon, err := canonicalJSON(v)
+	if err != nil {
+		return err
+	}
+	// Overwritten on every attempt, so a retried transaction patches afresh.
+	p.value, p.canon = v, canon
+	return nil
 }
 
 // put buffers a new latest value unless it equals the stored one.

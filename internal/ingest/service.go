@@ -29,6 +29,7 @@ type Service struct {
 	store   catalog.Store
 	indexer Indexer
 	now     func() time.Time
+	schemas schemaCache // parsed aspect schemas, for PATCH
 }
 
 // Option configures a Service.
@@ -95,7 +96,8 @@ type prepared struct {
 	aspect *catalog.AspectSpec
 	urn    string
 	change catalog.ChangeType
-	value  any    // normalised aspect value (nil for DELETE)
+	value  any    // normalised aspect value (nil for DELETE and PATCH)
+	patch  []patchOp
 	canon  []byte // canonical JSON of value
 	sysMD  []byte // canonical JSON of the system metadata
 }
@@ -168,14 +170,33 @@ func (s *Service) prepare(p *catalog.Proposal, now int64) (*prepared, error) {
 		if asp.Timeseries {
 			return nil, catalog.Errorf(catalog.Invalid, "changeType DELETE is not supported for timeseries aspect %s", asp.Name)
 		}
-	case catalog.Patch, catalog.Restate:
+	case catalog.Patch:
+		if asp.Timeseries {
+			return nil, catalog.Errorf(catalog.Invalid, "changeType PATCH is not supported for timeseries aspect %s", asp.Name)
+		}
+	case catalog.Restate:
 		return nil, catalog.Errorf(catalog.Invalid, "changeType %s is not supported", change)
 	default:
-		return nil, catalog.Errorf(catalog.Invalid, "unknown changeType %q (want UPSERT, CREATE, CREATE_ENTITY, UPDATE or DELETE)", p.ChangeType)
+		return nil, catalog.Errorf(catalog.Invalid, "unknown changeType %q (want UPSERT, CREATE, CREATE_ENTITY, UPDATE, PATCH or DELETE)", p.ChangeType)
 	}
 	out.change = change
 
-	if change != catalog.Delete {
+	switch change {
+	case catalog.Delete:
+	case catalog.Patch:
+		// The JSON Patch is parsed here and applied in the transaction, to
+		// the value current at that point.
+		switch ct := strings.ToLower(p.ContentType); ct {
+		case "", PatchContentType, "application/json":
+		default:
+			return nil, catalog.Errorf(catalog.Invalid, "unsupported contentType %q for changeType PATCH (want %s)", p.ContentType, PatchContentType)
+		}
+		ops, err := parsePatch(p.Value)
+		if err != nil {
+			return nil, err
+		}
+		out.patch = ops
+	default:
 		if ct := p.ContentType; ct != "" && !strings.EqualFold(ct, "application/json") {
 			return nil, catalog.Errorf(catalog.Invalid, "unsupported contentType %q for changeType %s (want application/json)", ct, change)
 		}

@@ -55,7 +55,8 @@ type Indexer interface {
 // loadedIndexer is implemented by indexers that can index aspects already
 // read (StoreIndexer).
 type loadedIndexer interface {
-	IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect) error
+	IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect, fresh bool) error
+	Reset(ctx context.Context, tx catalog.Tx) (bool, error)
 }
 
 // Restorer rebuilds search documents and graph edges from the store.
@@ -86,7 +87,7 @@ func (r *Restorer) Restore(ctx context.Context, args RestoreArgs) (RestoreResult
 		return res, fmt.Errorf("restore indices: %w", err)
 	}
 	res.SQLTime = time.Since(start)
-	if err := r.apply(ctx, rows, &res, false); err != nil {
+	if err := r.apply(ctx, rows, &res, false, false); err != nil {
 		return res, err
 	}
 	res.Took = time.Since(start)
@@ -119,7 +120,7 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 			if len(rows) == 0 {
 				break
 			}
-			if err := r.apply(ctx, rows, &res, false); err != nil {
+			if err := r.apply(ctx, rows, &res, false, false); err != nil {
 				return res, err
 			}
 			if progress != nil {
@@ -132,6 +133,18 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 	total, err := sc.CountLatest(ctx)
 	if err != nil {
 		return res, fmt.Errorf("restore indices: %w", err)
+	}
+	// An in-store index is emptied first and refilled without per-document
+	// deletes: searches during the rebuild see it partly filled.
+	fresh := false
+	if li, ok := r.idx.(loadedIndexer); ok {
+		if err := r.store.Update(ctx, func(tx catalog.Tx) error {
+			var err error
+			fresh, err = li.Reset(ctx, tx)
+			return err
+		}); err != nil {
+			return res, fmt.Errorf("restore indices: reset the index: %w", err)
+		}
 	}
 	// Reading the next batch overlaps with indexing the current one.
 	type page struct {
@@ -185,7 +198,7 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 		if p.err != nil {
 			return res, fmt.Errorf("restore indices: %w", p.err)
 		}
-		if err := r.apply(ctx, p.rows, &res, true); err != nil {
+		if err := r.apply(ctx, p.rows, &res, true, fresh); err != nil {
 			return res, err
 		}
 		if progress != nil {
@@ -198,8 +211,9 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 
 // apply rebuilds, in one transaction, the edges of rows and the documents of
 // their entities. complete says that rows hold every latest aspect of each
-// of their URNs, so documents can be built without reading them again.
-func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete bool) error {
+// of their URNs, so documents can be built without reading them again;
+// fresh that the index was reset, so nothing needs removing first.
+func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete, fresh bool) error {
 	var urns []string
 	latest := map[string][]catalog.Aspect{}
 	var edges []catalog.EdgeSet
@@ -240,7 +254,7 @@ func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *Restor
 			}
 		}
 		if li, ok := r.idx.(loadedIndexer); ok && complete {
-			return li.IndexLoaded(ctx, tx, urns, latest)
+			return li.IndexLoaded(ctx, tx, urns, latest, fresh)
 		}
 		return r.idx.Reindex(ctx, tx, urns)
 	})

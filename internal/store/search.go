@@ -73,7 +73,6 @@ var searchMigrations = []Migration{{
 	PRIMARY KEY (field, value, urn)
 )` + withoutRowID(dialect),
 			`CREATE INDEX IF NOT EXISTS search_kw_urn ON search_kw (urn)`,
-			`CREATE INDEX IF NOT EXISTS search_kw_lvalue ON search_kw (field, lvalue)`,
 			`CREATE TABLE IF NOT EXISTS search_browse (
 	entity TEXT NOT NULL,
 	path TEXT NOT NULL,
@@ -111,7 +110,7 @@ var searchMigrations = []Migration{{
 	fields TEXT NOT NULL
 )`,
 				`CREATE INDEX IF NOT EXISTS search_doc_entity ON search_doc (entity, removed, urn)`,
-				`CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(b0, b1, b2, b3, b4, ac, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4')`,
+				`CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(b0, b1, b2, b3, b4, ac, tokenize = 'unicode61 remove_diacritics 2')`,
 			}
 		}
 		return execAll(append(common, own...)...)(ctx, tx, dialect)
@@ -282,6 +281,41 @@ func (s *Search) WriteDocuments(ctx context.Context, ctx2 catalog.Tx, upserts []
 	}
 	if err := s.insert(ctx, tx, rows); err != nil {
 		return tx.db.fail(ctx, err, "write search documents of %s", describeURNs(urns))
+	}
+	return nil
+}
+
+// ResetDocuments removes every document, inside tx.
+func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
+	tx, ok := ctx2.(*Tx)
+	if !ok || tx.db != s.db {
+		return fmt.Errorf("search: transaction %T is not one of this store", ctx2)
+	}
+	tables := []string{"search_kw", "search_browse", "search_doc"}
+	if !tx.db.q.pg {
+		tables = append(tables, "search_fts")
+	}
+	for _, t := range tables {
+		if _, err := tx.q.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			return tx.db.fail(ctx, err, "empty %s", t)
+		}
+	}
+	return nil
+}
+
+// InsertDocuments adds documents that are not in the index (after
+// ResetDocuments), inside tx, skipping the removal of old rows.
+func (s *Search) InsertDocuments(ctx context.Context, ctx2 catalog.Tx, docs []catalog.Document) error {
+	tx, ok := ctx2.(*Tx)
+	if !ok || tx.db != s.db {
+		return fmt.Errorf("search: transaction %T is not one of this store", ctx2)
+	}
+	rows := make([]docRow, 0, len(docs))
+	for _, d := range docs {
+		rows = append(rows, s.row(d))
+	}
+	if err := s.insert(ctx, tx, rows); err != nil {
+		return tx.db.fail(ctx, err, "write %d search documents", len(rows))
 	}
 	return nil
 }

@@ -175,9 +175,16 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, rank str
 	if column == "ac" {
 		cols = "{ac}"
 	}
-	return "search_fts f JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?",
+	// CROSS JOIN keeps the full-text match as the outer loop: left to
+	// itself the planner may drive from the entity index and run the match
+	// once per document.
+	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?",
 		"bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", cols + " : (" + strings.Join(parts, " AND ") + ")"
 }
+
+// facetByHitsMax is the hit count up to which facets are counted from the
+// hits' keyword rows rather than from the facet fields' rows.
+const facetByHitsMax = 20000
 
 // Search runs a search: free text ranked by field boosts (plus a bonus for
 // an exact match of a name-like field), the filter, facets and a page.
@@ -201,8 +208,11 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 			rankArgs = append(rankArgs, arg)
 		}
 		if len(s.exact) > 0 {
-			order = "CASE WHEN d.urn IN (SELECT x.urn FROM search_kw x WHERE " + s.db.q.inList("x.field") + " AND x.lvalue = ?) THEN 0 ELSE 1 END, " + order
-			rankArgs = append([]any{s.db.q.listArg(s.exact), strings.ToLower(strings.TrimSpace(q.Text))}, rankArgs...)
+			// The keyword table's key (field, value) finds exact values; the
+			// query as typed and lower-cased covers the usual spellings.
+			order = "CASE WHEN d.urn IN (SELECT x.urn FROM search_kw x WHERE " + s.db.q.inList("x.field") + " AND x.value IN (?, ?)) THEN 0 ELSE 1 END, " + order
+			text := strings.TrimSpace(q.Text)
+			rankArgs = append([]any{s.db.q.listArg(s.exact), text, strings.ToLower(text)}, rankArgs...)
 		}
 	}
 	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
@@ -237,8 +247,16 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		}
 		if len(q.Facets) > 0 && res.Total > 0 {
 			args := append([]any{qs.listArg(q.Facets)}, w.args...)
-			rows, err := x.QueryContext(ctx, qs.rebind("SELECT k.field, k.value, COUNT(*) FROM search_kw k WHERE "+qs.inList("k.field")+
-				" AND k.urn IN (SELECT d.urn FROM "+from+" WHERE "+w.sql()+") GROUP BY k.field, k.value"), args...)
+			// Few hits: walk their keyword rows by URN. Many: walk the facet
+			// fields' rows and keep those of hits.
+			stmt := "SELECT k.field, k.value, COUNT(*) FROM search_kw k WHERE " + qs.inList("k.field") +
+				" AND k.urn IN (SELECT d.urn FROM " + from + " WHERE " + w.sql() + ") GROUP BY k.field, k.value"
+			if res.Total <= facetByHitsMax {
+				stmt = "SELECT k.field, k.value, COUNT(*) FROM (SELECT d.urn FROM " + from + " WHERE " + w.sql() +
+					") h CROSS JOIN search_kw k ON k.urn = h.urn WHERE " + qs.inList("k.field") + " GROUP BY k.field, k.value"
+				args = append(append([]any{}, w.args...), qs.listArg(q.Facets))
+			}
+			rows, err := x.QueryContext(ctx, qs.rebind(stmt), args...)
 			if err != nil {
 				return err
 			}

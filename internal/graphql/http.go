@@ -1,0 +1,277 @@
+package graphql
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	generated "github.com/catalogd/catalogd/gen/graphql"
+)
+
+// DefaultMaxBody bounds a GraphQL request body when Config.MaxBody is 0.
+const DefaultMaxBody = 8 << 20
+
+// Limits of an operation, checked before it runs. DataHub's defaults are a
+// depth of 50 and a complexity of 2000, complexity counting every field of
+// the operation once (fragments expanded).
+const (
+	MaxDepth      = 50
+	MaxComplexity = 2000
+)
+
+// Content types of GraphQL over HTTP.
+const (
+	contentJSON            = "application/json"
+	contentGraphQLResponse = "application/graphql-response+json"
+)
+
+// Handler serves POST /api/graphql. It is safe for concurrent use.
+type Handler struct {
+	exec     *executor.Executor
+	resolver *Resolver
+	actor    func(*http.Request) string
+	maxBody  int64
+}
+
+// New returns the GraphQL HTTP handler.
+func New(c Config) *Handler {
+	r := newResolver(c)
+	es := generated.NewExecutableSchema(generated.Config{Resolvers: r})
+	exec := executor.New(es)
+	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	exec.Use(extension.Introspection{})
+	exec.Use(&extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	exec.Use(limits{depth: MaxDepth, complexity: MaxComplexity})
+	exec.SetErrorPresenter(presentError)
+	exec.SetRecoverFunc(recoverPanic)
+	h := &Handler{exec: exec, actor: c.Actor, maxBody: c.MaxBody}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBody
+	}
+	h.resolver = r
+	return h
+}
+
+// request is the body of a GraphQL request, kept raw so that each member's
+// JSON type can be checked.
+type request struct {
+	Query         json.RawMessage `json:"query"`
+	Variables     json.RawMessage `json:"variables"`
+	OperationName json.RawMessage `json:"operationName"`
+	Extensions    json.RawMessage `json:"extensions"`
+}
+
+// ServeHTTP implements DataHub's GraphQL transport: POST only (405
+// otherwise); a body that is not a JSON request object is answered 400 with
+// an empty body; every other request gets 200 with {data, errors?,
+// extensions: {}}. A client that asks for application/graphql-response+json
+// (the GraphQL-over-HTTP media type, which DataHub's clients never send) gets
+// that media type and 400 for requests that fail before execution, as the
+// GraphQL-over-HTTP specification requires.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed: use POST", http.StatusMethodNotAllowed)
+		return
+	}
+	start := graphql.Now()
+	media := responseType(r.Header.Get("Accept"))
+	if media == "" {
+		http.Error(w, "not acceptable: use application/json or application/graphql-response+json", http.StatusNotAcceptable)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			return
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	params, ok := parseRequest(body)
+	if !ok {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+
+	ctx := graphql.StartOperationTrace(r.Context())
+	actor := ""
+	if h.actor != nil {
+		actor = h.actor(r)
+	}
+	ctx = WithActor(ctx, actor)
+	ctx = withLoader(ctx, newLoader(h.resolver.store))
+
+	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		for _, e := range errs {
+			if _, ok := e.Extensions["code"]; !ok {
+				withCode(e, codeBadRequest)
+			}
+		}
+		if media == contentGraphQLResponse {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+		resp := h.exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
+		writeResponse(w, resp, false)
+		return
+	}
+	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
+	writeResponse(w, responses(ctx), true)
+}
+
+// responseType picks the response media type from the Accept header:
+// application/json unless the client accepts only the GraphQL response type
+// or prefers it; "" when the client accepts neither.
+func responseType(accept string) string {
+	if strings.TrimSpace(accept) == "" {
+		return contentJSON
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case contentGraphQLResponse:
+			return contentGraphQLResponse
+		case contentJSON, "*/*", "application/*":
+			return contentJSON
+		}
+	}
+	return ""
+}
+
+// parseRequest decodes a request body, checking each member's JSON type:
+// query a string (it may be absent for a persisted query), variables and
+// extensions objects, operationName a string; null counts as absent.
+func parseRequest(body []byte) (*graphql.RawParams, bool) {
+	var req request
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&req); err != nil || d.More() {
+		return nil, false
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		return nil, false
+	}
+	p := &graphql.RawParams{}
+	if !decodeMember(req.Query, &p.Query) || !decodeMember(req.OperationName, &p.OperationName) ||
+		!decodeMember(req.Variables, &p.Variables) || !decodeMember(req.Extensions, &p.Extensions) {
+		return nil, false
+	}
+	if p.Query == "" && p.Extensions["persistedQuery"] == nil {
+		return nil, false
+	}
+	return p, true
+}
+
+// decodeMember decodes one member unless it is absent or null.
+func decodeMember[T any](raw json.RawMessage, v *T) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	return d.Decode(v) == nil
+}
+
+// writeResponse writes {data, errors?, extensions: {}} as DataHub does
+// (executionResult.toSpecification() with empty extensions). data is left out
+// when the operation never ran.
+func writeResponse(w http.ResponseWriter, resp *graphql.Response, executed bool) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	if executed {
+		buf.WriteString(`"data":`)
+		if len(resp.Data) == 0 {
+			buf.WriteString("null")
+		} else {
+			buf.Write(resp.Data)
+		}
+		buf.WriteByte(',')
+	}
+	if len(resp.Errors) > 0 {
+		b, err := json.Marshal(resp.Errors)
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		buf.WriteString(`"errors":`)
+		buf.Write(b)
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"extensions":{}}`)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// limits rejects operations deeper than depth or with more than complexity
+// fields, before they run.
+type limits struct{ depth, complexity int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = limits{}
+
+// ExtensionName implements graphql.HandlerExtension.
+func (limits) ExtensionName() string { return "Limits" }
+
+// Validate implements graphql.HandlerExtension.
+func (limits) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationContext implements graphql.OperationContextMutator.
+func (l limits) MutateOperationContext(_ context.Context, rc *graphql.OperationContext) *gqlerror.Error {
+	fields, depth := measure(rc.Operation.SelectionSet, 1, map[string]bool{})
+	if depth > l.depth {
+		return withCode(gqlerror.Errorf("operation has depth %d, which exceeds the limit of %d", depth, l.depth), codeBadRequest)
+	}
+	if fields > l.complexity {
+		return withCode(gqlerror.Errorf("operation has complexity %d, which exceeds the limit of %d", fields, l.complexity), codeBadRequest)
+	}
+	return nil
+}
+
+// measure counts the fields of a selection set and its depth, expanding
+// fragments; a fragment already being expanded (a cycle, which validation
+// rejects anyway) is not expanded again.
+func measure(set ast.SelectionSet, level int, active map[string]bool) (fields, depth int) {
+	depth = level - 1
+	for _, s := range set {
+		var n, d int
+		switch s := s.(type) {
+		case *ast.Field:
+			n, d = measure(s.SelectionSet, level+1, active)
+			n++
+		case *ast.InlineFragment:
+			n, d = measure(s.SelectionSet, level, active)
+		case *ast.FragmentSpread:
+			if s.Definition == nil || active[s.Name] {
+				continue
+			}
+			active[s.Name] = true
+			n, d = measure(s.Definition.SelectionSet, level, active)
+			delete(active, s.Name)
+		}
+		fields += n
+		depth = max(depth, d)
+	}
+	return fields, depth
+}

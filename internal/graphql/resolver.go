@@ -1,0 +1,154 @@
+// Package graphql serves catalogd's GraphQL API: the resolvers behind the
+// executor gqlgen generates in gen/graphql from the DataHub-compatible schema
+// in graphql/*.graphqls, and the HTTP transport DataHub's clients expect.
+//
+// Reads go through a per-request loader that fetches the latest aspects of
+// many URNs in one store query: a resolver that returns a list of entities
+// (the tags of a dataset, the hits of a search) primes the loader with all of
+// their URNs before returning, so that the fields of every item are answered
+// from memory rather than with a query per item.
+//
+// Every mutation builds catalog.Proposals and hands them to the ingest
+// pipeline, the same single write path the REST API uses, so versions, edges,
+// the search index and the audit trail follow as for any other write.
+package graphql
+
+import (
+	"context"
+	"net/http"
+
+	generated "github.com/catalogd/catalogd/gen/graphql"
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/graph"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/search"
+)
+
+// Config holds what the GraphQL service needs. Search and Lineage may be nil,
+// in which case the queries that need them fail with SERVER_ERROR.
+type Config struct {
+	Registry *registry.Registry
+	Store    catalog.Store
+	Ingest   *ingest.Service
+	Search   *search.Service
+	Lineage  *graph.Service
+	// Actor returns the URN of the caller of a request.
+	Actor func(*http.Request) string
+	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
+	MaxBody int64
+}
+
+// Resolver is the root resolver. It is safe for concurrent use: per-request
+// state lives in the loader carried by the context.
+type Resolver struct {
+	reg     *registry.Registry
+	store   catalog.Store
+	ingest  *ingest.Service
+	search  *search.Service
+	lineage *graph.Service
+}
+
+func newResolver(c Config) *Resolver {
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage}
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying the URN of the caller; mutations record it.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// actorOf returns the caller recorded by WithActor, else the system actor.
+func actorOf(ctx context.Context) string {
+	if a, ok := ctx.Value(actorKey{}).(string); ok && a != "" {
+		return a
+	}
+	return catalog.SystemActor
+}
+
+// The resolvers of each GraphQL type. The entity types share their common
+// fields through entityFields (see entity.go).
+type (
+	queryResolver        struct{ *Resolver }
+	mutationResolver     struct{ *Resolver }
+	datasetResolver      struct{ entityFields[*datasetT] }
+	chartResolver        struct{ entityFields[*chartT] }
+	dashboardResolver    struct{ entityFields[*dashboardT] }
+	dataFlowResolver     struct{ entityFields[*dataFlowT] }
+	dataJobResolver      struct{ entityFields[*dataJobT] }
+	mlModelResolver      struct{ entityFields[*mlModelT] }
+	containerResolver    struct{ entityFields[*containerT] }
+	domainResolver       struct{ entityFields[*domainT] }
+	tagResolver          struct{ entityFields[*tagT] }
+	glossaryTermResolver struct{ entityFields[*glossaryTermT] }
+	glossaryNodeResolver struct{ entityFields[*glossaryNodeT] }
+	dataPlatformResolver struct{ entityFields[*dataPlatformT] }
+	corpUserResolver     struct{ entityFields[*corpUserT] }
+	corpGroupResolver    struct{ entityFields[*corpGroupT] }
+)
+
+// Query implements generated.ResolverRoot.
+func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
+
+// Mutation implements generated.ResolverRoot.
+func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
+
+// Dataset implements generated.ResolverRoot.
+func (r *Resolver) Dataset() generated.DatasetResolver { return &datasetResolver{entityFields[*datasetT]{r}} }
+
+// Chart implements generated.ResolverRoot.
+func (r *Resolver) Chart() generated.ChartResolver { return &chartResolver{entityFields[*chartT]{r}} }
+
+// Dashboard implements generated.ResolverRoot.
+func (r *Resolver) Dashboard() generated.DashboardResolver {
+	return &dashboardResolver{entityFields[*dashboardT]{r}}
+}
+
+// DataFlow implements generated.ResolverRoot.
+func (r *Resolver) DataFlow() generated.DataFlowResolver {
+	return &dataFlowResolver{entityFields[*dataFlowT]{r}}
+}
+
+// DataJob implements generated.ResolverRoot.
+func (r *Resolver) DataJob() generated.DataJobResolver { return &dataJobResolver{entityFields[*dataJobT]{r}} }
+
+// MLModel implements generated.ResolverRoot.
+func (r *Resolver) MLModel() generated.MLModelResolver { return &mlModelResolver{entityFields[*mlModelT]{r}} }
+
+// Container implements generated.ResolverRoot.
+func (r *Resolver) Container() generated.ContainerResolver {
+	return &containerResolver{entityFields[*containerT]{r}}
+}
+
+// Domain implements generated.ResolverRoot.
+func (r *Resolver) Domain() generated.DomainResolver { return &domainResolver{entityFields[*domainT]{r}} }
+
+// Tag implements generated.ResolverRoot.
+func (r *Resolver) Tag() generated.TagResolver { return &tagResolver{entityFields[*tagT]{r}} }
+
+// GlossaryTerm implements generated.ResolverRoot.
+func (r *Resolver) GlossaryTerm() generated.GlossaryTermResolver {
+	return &glossaryTermResolver{entityFields[*glossaryTermT]{r}}
+}
+
+// GlossaryNode implements generated.ResolverRoot.
+func (r *Resolver) GlossaryNode() generated.GlossaryNodeResolver {
+	return &glossaryNodeResolver{entityFields[*glossaryNodeT]{r}}
+}
+
+// DataPlatform implements generated.ResolverRoot.
+func (r *Resolver) DataPlatform() generated.DataPlatformResolver {
+	return &dataPlatformResolver{entityFields[*dataPlatformT]{r}}
+}
+
+// CorpUser implements generated.ResolverRoot.
+func (r *Resolver) CorpUser() generated.CorpUserResolver {
+	return &corpUserResolver{entityFields[*corpUserT]{r}}
+}
+
+// CorpGroup implements generated.ResolverRoot.
+func (r *Resolver) CorpGroup() generated.CorpGroupResolver {
+	return &corpGroupResolver{entityFields[*corpGroupT]{r}}
+}
