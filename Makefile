@@ -9,12 +9,12 @@ NPM      ?= npm
 # $(WEBUI)/package-lock.json into $(WEBUI)/dist, which is committed so that
 # `go build` and `make run` need no Node.
 WEBUI    := internal/webui/graphiql
-GENERATED := gen/ $(WEBUI)/dist/
+GENERATED := gen/ internal/graphql/model/models_gen.go $(WEBUI)/dist/
 
 .PHONY: generate webui build run test check-generated vet bench clean
 
 generate: webui
-	$(GO) generate ./schemas/... ./openapi/...
+	$(GO) generate ./schemas/... ./openapi/... ./graphql/...
 
 webui: $(WEBUI)/node_modules/.package-lock.json
 	cd $(WEBUI) && node build.mjs
@@ -39,7 +39,15 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
-test: check-generated vet
+# The GraphQL-over-HTTP audit (cmd/catalogd/graphql_audit_test.go) runs the
+# npm package graphql-http, pinned in $(GQLAUDIT)/package-lock.json.
+GQLAUDIT := internal/graphql/audit
+
+$(GQLAUDIT)/node_modules/.package-lock.json: $(GQLAUDIT)/package.json $(GQLAUDIT)/package-lock.json
+	@if command -v $(NPM) >/dev/null; then cd $(GQLAUDIT) && $(NPM) ci --no-audit --no-fund; \
+	else echo "npm not found: the graphql-http audit will be skipped"; fi
+
+test: check-generated vet $(GQLAUDIT)/node_modules/.package-lock.json
 	$(GO) test -timeout 9m ./...
 
 bench:

@@ -4,5 +4,6 @@
 package tools
 
 import (
+	_ "github.com/99designs/gqlgen"
 	_ "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
 )

@@ -210,7 +210,9 @@ func TestReingestKeepsHumanEdits(t *testing.T) {
 	if f.FieldPath != "customer/email" || f.Description != "The customer's e-mail" || len(f.GlobalTags.Tags) != 1 {
 		t.Fatalf("column edits lost: %+v", f)
 	}
-	var sm struct{ Fields []struct{ Description string } }
+	var sm struct {
+		Fields []struct{ Description string }
+	}
 	aspectJSON(t, got, "schemaMetadata", &sm)
 	if sm.Fields[0].Description != "from ingestion, run 2" {
 		t.Fatalf("schemaMetadata not re-ingested: %+v", sm)

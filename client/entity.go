@@ -141,7 +141,7 @@ func NewUser(username, displayName, email string) *Entity {
 	if email != "" {
 		info["email"] = email
 	}
-	return NewEntity("urn:li:corpuser:" + username).SetAspect("corpUserInfo", info)
+	return NewEntity("urn:li:corpuser:"+username).SetAspect("corpUserInfo", info)
 }
 
 // NewGroup returns a group with its corpGroupInfo.

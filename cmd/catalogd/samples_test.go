@@ -25,9 +25,9 @@ type sentAspect struct {
 // snapshots to /entities?action=ingest, proposals in batches to
 // /aspects?action=ingestProposalBatch — and remembers what it sent.
 type sampleReplay struct {
-	srv     *testServer
-	sent    map[string]map[string]sentAspect // urn → aspect name or wire name → value
-	entity  map[string]string                // urn → entity type
+	srv    *testServer
+	sent   map[string]map[string]sentAspect // urn → aspect name or wire name → value
+	entity map[string]string                // urn → entity type
 }
 
 func newSampleReplay(srv *testServer) *sampleReplay {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/catalogd/catalogd/gen/models"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 )
@@ -201,7 +200,9 @@ func fieldType(t models.SchemaFieldDataType) model.SchemaFieldDataType {
 // --- Chart and Dashboard ---
 
 // Tool is the chart's tool, from its key.
-func (r *chartResolver) Tool(_ context.Context, obj *chartT) (string, error) { return urnPart(obj.Urn, 0), nil }
+func (r *chartResolver) Tool(_ context.Context, obj *chartT) (string, error) {
+	return urnPart(obj.Urn, 0), nil
+}
 
 // ChartID is the chart's id, from its key.
 func (r *chartResolver) ChartID(_ context.Context, obj *chartT) (string, error) {
@@ -413,7 +414,9 @@ func (r *containerResolver) EditableProperties(ctx context.Context, obj *contain
 }
 
 // ID is the domain's id, from its key.
-func (r *domainResolver) ID(_ context.Context, obj *domainT) (string, error) { return urnPart(obj.Urn, 0), nil }
+func (r *domainResolver) ID(_ context.Context, obj *domainT) (string, error) {
+	return urnPart(obj.Urn, 0), nil
+}
 
 // Properties resolves domainProperties.
 func (r *domainResolver) Properties(ctx context.Context, obj *domainT) (*model.DomainProperties, error) {
@@ -693,15 +696,4 @@ func (r *corpGroupResolver) Info(ctx context.Context, obj *corpGroupT) (*model.C
 	}
 	l.prime(ctx, append(append([]string(nil), g.Admins...), g.Members...))
 	return &model.CorpGroupInfo{DisplayName: g.DisplayName, Description: g.Description, Email: g.Email, Admins: users(g.Admins), Members: users(g.Members), Groups: g.Groups}, nil
-}
-
-// fieldRequested reports whether the current field's selection asks for
-// name, used to skip work nobody asked for.
-func fieldRequested(ctx context.Context, name string) bool {
-	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -122,9 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
 	if errs != nil {
 		for _, e := range errs {
-			if _, ok := e.Extensions["code"]; !ok {
-				withCode(e, codeBadRequest)
-			}
+			requestError(e)
 		}
 		if media == contentGraphQLResponse {
 			w.WriteHeader(http.StatusBadRequest)
@@ -135,6 +134,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	responses, ctx := h.exec.DispatchOperation(ctx, opCtx)
 	writeResponse(w, responses(ctx), true)
+}
+
+// requestError gives an error found before execution (syntax, validation,
+// limits) DataHub's extensions: code 400 BAD_REQUEST, with graphql-java's
+// classification in place of gqlgen's own code.
+func requestError(e *gqlerror.Error) {
+	switch e.Extensions["code"] {
+	case errcode.ParseFailed:
+		e.Extensions["classification"] = "InvalidSyntax"
+	case errcode.ValidationFailed:
+		e.Extensions["classification"] = "ValidationError"
+	}
+	withCode(e, codeBadRequest)
 }
 
 // responseType picks the response media type from the Accept header:

@@ -413,8 +413,10 @@ var nameTargets = map[string]struct {
 	"glossaryNode": {"glossaryNodeInfo", "name", func(string) map[string]any { return map[string]any{"definition": ""} }},
 	"domain":       {"domainProperties", "name", func(string) map[string]any { return map[string]any{} }},
 	"tag":          {"tagProperties", "name", func(string) map[string]any { return map[string]any{} }},
-	"corpGroup":    {"corpGroupInfo", "displayName", func(string) map[string]any { return map[string]any{"admins": []string{}, "members": []string{}, "groups": []string{}} }},
-	"dataset":      {"editableDatasetProperties", "name", func(string) map[string]any { return map[string]any{} }},
+	"corpGroup": {"corpGroupInfo", "displayName", func(string) map[string]any {
+		return map[string]any{"admins": []string{}, "members": []string{}, "groups": []string{}}
+	}},
+	"dataset": {"editableDatasetProperties", "name", func(string) map[string]any { return map[string]any{} }},
 }
 
 // UpdateName renames an entity.

@@ -96,7 +96,9 @@ func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
 
 // Dataset implements generated.ResolverRoot.
-func (r *Resolver) Dataset() generated.DatasetResolver { return &datasetResolver{entityFields[*datasetT]{r}} }
+func (r *Resolver) Dataset() generated.DatasetResolver {
+	return &datasetResolver{entityFields[*datasetT]{r}}
+}
 
 // Chart implements generated.ResolverRoot.
 func (r *Resolver) Chart() generated.ChartResolver { return &chartResolver{entityFields[*chartT]{r}} }
@@ -112,10 +114,14 @@ func (r *Resolver) DataFlow() generated.DataFlowResolver {
 }
 
 // DataJob implements generated.ResolverRoot.
-func (r *Resolver) DataJob() generated.DataJobResolver { return &dataJobResolver{entityFields[*dataJobT]{r}} }
+func (r *Resolver) DataJob() generated.DataJobResolver {
+	return &dataJobResolver{entityFields[*dataJobT]{r}}
+}
 
 // MLModel implements generated.ResolverRoot.
-func (r *Resolver) MLModel() generated.MLModelResolver { return &mlModelResolver{entityFields[*mlModelT]{r}} }
+func (r *Resolver) MLModel() generated.MLModelResolver {
+	return &mlModelResolver{entityFields[*mlModelT]{r}}
+}
 
 // Container implements generated.ResolverRoot.
 func (r *Resolver) Container() generated.ContainerResolver {
@@ -123,7 +129,9 @@ func (r *Resolver) Container() generated.ContainerResolver {
 }
 
 // Domain implements generated.ResolverRoot.
-func (r *Resolver) Domain() generated.DomainResolver { return &domainResolver{entityFields[*domainT]{r}} }
+func (r *Resolver) Domain() generated.DomainResolver {
+	return &domainResolver{entityFields[*domainT]{r}}
+}
 
 // Tag implements generated.ResolverRoot.
 func (r *Resolver) Tag() generated.TagResolver { return &tagResolver{entityFields[*tagT]{r}} }

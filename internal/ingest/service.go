@@ -96,7 +96,7 @@ type prepared struct {
 	aspect *catalog.AspectSpec
 	urn    string
 	change catalog.ChangeType
-	value  any    // normalised aspect value (nil for DELETE and PATCH)
+	value  any // normalised aspect value (nil for DELETE and PATCH)
 	patch  []patchOp
 	canon  []byte // canonical JSON of value
 	sysMD  []byte // canonical JSON of the system metadata
