@@ -33,7 +33,7 @@ func TestSearchCrash(t *testing.T) {
 	}
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
-			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, st.args...)
+			args := append([]string{"serve", "--auth=false", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, st.args...)
 			cmd, base := startBinary(t, bin, args)
 
 			const writers = 4

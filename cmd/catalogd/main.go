@@ -28,6 +28,7 @@ usage:
   catalogd ingest  [flags] FILE...    load DataHub metadata files (MCEs and MCPs) locally or into --server
   catalogd bench   [flags]            measure ingest throughput, read latency, start-up time and memory
   catalogd restore-indices [flags]    rebuild every search document and graph edge from the store
+  catalogd token create --user NAME   print a personal access token for scripts
   catalogd help                       show this text
 
 Run "catalogd <command> -h" for the flags of a command.
@@ -49,6 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runBench(ctx, rest, getenv, stdout, stderr)
 	case "restore-indices":
 		return runRestoreIndices(ctx, rest, getenv, stdout, stderr)
+	case "token":
+		return runToken(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err

@@ -10,9 +10,10 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/catalogd/catalogd/internal/audit"
+	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql"
@@ -69,6 +70,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	maxBody := fs.Int64("max-body", restli.DefaultMaxBody, "request body limit in bytes")
 	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "search engine: store (in the store's database) or meilisearch://HOST:PORT (key in env CATALOGD_MEILISEARCH_KEY) (env CATALOGD_SEARCH)")
+	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,7 +95,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if ss.drainer != nil {
 		go ss.drainer.Run(ctx)
 	}
-	svc := ingest.New(reg, db, ingest.WithIndexer(ss.indexer))
+	authSvc, rec, err := openAuth(ctx, &sf, db, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	go authSvc.Run(ctx)
+	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc)}
+	if *authOn {
+		opts = append(opts, ingest.WithAuthorizer(authSvc))
+	}
+	svc := ingest.New(reg, db, opts...)
+	if err := bootstrapAuth(ctx, authSvc, svc, rec, stdout); err != nil {
+		return err
+	}
+	// The read APIs never see secret aspects (credentials).
+	reads := auth.FilterReader{Store: db}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -102,9 +118,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	base := "http://" + ln.Addr().String()
 	api := restli.New(restli.Config{
 		Registry:     reg,
-		Store:        db,
+		Store:        reads,
 		Ingest:       svc,
-		Actor:        actorFromHeader,
+		Actor:        actorOf,
 		MaxBody:      *maxBody,
 		ServerConfig: serverConfig(base),
 	})
@@ -112,16 +128,19 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.RegisterSearch(ss.service, ss.restorer)
 	api.ServeTimeseries()
 	gql := graphql.New(graphql.Config{
-		Registry: reg, Store: db, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
-		Actor: actorFromHeader, MaxBody: *maxBody,
+		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
+		Actor: actorOf, MaxBody: *maxBody,
 	})
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)
 	api.HandleFunc("/api/v2/graphql", gql.ServeHTTP)
 	api.ServeOpenAPIV3()
+	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
+	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	webui.Register(api)
+	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError}, api)
 	srv := &http.Server{
-		Handler:           logRequests(api),
+		Handler:           logRequests(handler),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	slog.Info("catalogd started", "addr", base, "store", db.Dialect(), "startup", time.Since(start).Round(time.Millisecond))
@@ -145,11 +164,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	return nil
 }
 
-// actorFromHeader identifies the caller the way DataHub does with
-// authentication disabled: the legacy X-DataHub-Actor header, else the system.
-func actorFromHeader(r *http.Request) string {
-	if a := r.Header.Get("X-DataHub-Actor"); strings.HasPrefix(a, "urn:li:corpuser:") {
-		return a
+// actorOf is the caller of r as the auth middleware established it.
+func actorOf(r *http.Request) string {
+	if a, ok := auth.ActorFrom(r.Context()); ok && a.URN != "" {
+		return a.URN
 	}
 	return catalog.SystemActor
 }

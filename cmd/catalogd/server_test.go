@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ type testServer struct {
 	URL    string
 	Client *http.Client
 	stderr *syncBuffer
+	stdout *syncBuffer // what the server printed
 }
 
 type syncBuffer struct {
@@ -44,21 +46,34 @@ func (s *syncBuffer) String() string {
 
 // startServer runs "catalogd serve" with the given extra args until the test
 // ends. The store is a fresh SQLite file unless args name another.
+// Authentication is off (--auth=false) unless args say otherwise; the auth
+// tests start servers with it on.
 func startServer(t testing.TB, args ...string) *testServer {
 	t.Helper()
+	return startServerEnv(t, nil, args...)
+}
+
+// startServerEnv is startServer with environment variables.
+func startServerEnv(t testing.TB, env map[string]string, args ...string) *testServer {
+	t.Helper()
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--auth") }) {
+		args = append([]string{"--auth=false"}, args...)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	stderr := &syncBuffer{}
 	all := append([]string{"catalogd", "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, all, func(string) string { return "" }, pw, stderr)
+		done <- run(ctx, all, func(k string) string { return env[k] }, pw, stderr)
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
 	addr := make(chan string, 1)
+	stdout := &syncBuffer{}
 	go func() {
 		for lines.Scan() {
+			fmt.Fprintln(stdout, lines.Text())
 			if rest, ok := strings.CutPrefix(lines.Text(), "catalogd listening on "); ok {
 				addr <- rest
 			}
@@ -84,7 +99,7 @@ func startServer(t testing.TB, args ...string) *testServer {
 		t.Fatalf("load OpenAPI contract: %v", err)
 	}
 	client := &http.Client{Timeout: 60 * time.Second, Transport: v.Transport(t, http.DefaultTransport)}
-	return &testServer{URL: url, Client: client, stderr: stderr}
+	return &testServer{URL: url, Client: client, stderr: stderr, stdout: stdout}
 }
 
 // do sends a request with the headers DataHub's Python SDK always sets and

@@ -767,6 +767,22 @@ type ListUrnsResult struct {
 	Total    int32    `json:"total"`
 }
 
+// LoginRequest defines model for LoginRequest.
+type LoginRequest struct {
+	Password string `json:"password"`
+	Username string `json:"username"`
+}
+
+// LoginResponse defines model for LoginResponse.
+type LoginResponse struct {
+	// AccessToken Session token, sent as `Authorization: Bearer <accessToken>`.
+	AccessToken string `json:"accessToken"`
+	ActorUrn    string `json:"actorUrn"`
+
+	// ExpiresAt Expiry in epoch ms.
+	ExpiresAt int64 `json:"expiresAt"`
+}
+
 // LoginSource defines model for LoginSource.
 type LoginSource string
 
@@ -1325,6 +1341,9 @@ type EntitiesActionJSONRequestBody = EntitiesActionRequest
 
 // GmsOperationsActionJSONRequestBody defines body for GmsOperationsAction for application/json ContentType.
 type GmsOperationsActionJSONRequestBody = OperationsActionRequest
+
+// LogInJSONRequestBody defines body for LogIn for application/json ContentType.
+type LogInJSONRequestBody = LoginRequest
 
 // SearchAuditEventsJSONRequestBody defines body for SearchAuditEvents for application/json ContentType.
 type SearchAuditEventsJSONRequestBody = AuditSearchRequest
@@ -2801,6 +2820,32 @@ type ClientInterface interface {
 	// Corresponds with GET /health (the `Health` operationId).
 	Health(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogInWithBody Log in with a username and password
+	//
+	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+	// attempts in a row for one user from one address, further attempts are refused with 429
+	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /logIn (the `LogIn` operationId).
+	LogInWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogIn Log in with a username and password
+	//
+	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+	// attempts in a row for one user from one address, further attempts are refused with 429
+	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /logIn (the `LogIn` operationId).
+	LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetOpenAPISpec This OpenAPI document
 	//
 	// This OpenAPI 3.0 document as JSON.
@@ -2815,7 +2860,9 @@ type ClientInterface interface {
 	// AND across fields and OR within one list; an empty or absent list means no filter. The
 	// time window `[startTime, endTime)` defaults to the last day. When a page is full,
 	// `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-	// to 10,000.
+	// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+	// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+	// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2829,7 +2876,9 @@ type ClientInterface interface {
 	// AND across fields and OR within one list; an empty or absent list means no filter. The
 	// time window `[startTime, endTime)` defaults to the last day. When a page is full,
 	// `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-	// to 10,000.
+	// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+	// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+	// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3373,6 +3422,52 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 	return c.Client.Do(req)
 }
 
+// LogInWithBody Log in with a username and password
+//
+// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+// attempts in a row for one user from one address, further attempts are refused with 429
+// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /logIn (the `LogIn` operationId).
+func (c *Client) LogInWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogInRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogIn Log in with a username and password
+//
+// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+// attempts in a row for one user from one address, further attempts are refused with 429
+// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /logIn (the `LogIn` operationId).
+func (c *Client) LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogInRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetOpenAPISpec This OpenAPI document
 //
 // This OpenAPI 3.0 document as JSON.
@@ -3397,7 +3492,9 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 // AND across fields and OR within one list; an empty or absent list means no filter. The
 // time window `[startTime, endTime)` defaults to the last day. When a page is full,
 // `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-// to 10,000.
+// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3421,7 +3518,9 @@ func (c *Client) SearchAuditEventsWithBody(ctx context.Context, params *SearchAu
 // AND across fields and OR within one list; an empty or absent list means no filter. The
 // time window `[startTime, endTime)` defaults to the last day. When a page is full,
 // `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-// to 10,000.
+// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4466,6 +4565,46 @@ func NewHealthRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewLogInRequest calls the generic LogIn builder with application/json body
+func NewLogInRequest(server string, body LogInJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewLogInRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewLogInRequestWithBody constructs an http.Request for the LogIn method, with any body, and a specified content type
+func NewLogInRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/logIn")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetOpenAPISpecRequest constructs an http.Request for the GetOpenAPISpec method
 func NewGetOpenAPISpecRequest(server string) (*http.Request, error) {
 	var err error
@@ -5356,6 +5495,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /health (the `Health` operationId).
 	HealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthResponse, error)
 
+	// LogInWithBodyWithResponse Log in with a username and password
+	//
+	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+	// attempts in a row for one user from one address, further attempts are refused with 429
+	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /logIn (the `LogIn` operationId).
+	LogInWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LogInResponse, error)
+
+	// LogInWithResponse Log in with a username and password
+	//
+	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+	// attempts in a row for one user from one address, further attempts are refused with 429
+	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /logIn (the `LogIn` operationId).
+	LogInWithResponse(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*LogInResponse, error)
+
 	// GetOpenAPISpecWithResponse This OpenAPI document
 	//
 	// This OpenAPI 3.0 document as JSON.
@@ -5372,7 +5537,9 @@ type ClientWithResponsesInterface interface {
 	// AND across fields and OR within one list; an empty or absent list means no filter. The
 	// time window `[startTime, endTime)` defaults to the last day. When a page is full,
 	// `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-	// to 10,000.
+	// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+	// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+	// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5386,7 +5553,9 @@ type ClientWithResponsesInterface interface {
 	// AND across fields and OR within one list; an empty or absent list means no filter. The
 	// time window `[startTime, endTime)` defaults to the last day. When a page is full,
 	// `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-	// to 10,000.
+	// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+	// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+	// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6458,6 +6627,77 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// LogInResponse4XXHeaders the declared response headers of an HTTP 4XX response for LogIn
+type LogInResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// LogInResponse5XXHeaders the declared response headers of an HTTP 5XX response for LogIn
+type LogInResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type LogInResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoginResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *LogInResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *LogInResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LogInResponse) GetJSON200() *LoginResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r LogInResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r LogInResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r LogInResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogInResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogInResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogInResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetOpenAPISpecResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7358,6 +7598,44 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 	return ParseHealthResponse(rsp)
 }
 
+// LogInWithBodyWithResponse Log in with a username and password
+//
+// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+// attempts in a row for one user from one address, further attempts are refused with 429
+// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /logIn (the `LogIn` operationId).
+func (c *ClientWithResponses) LogInWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LogInResponse, error) {
+	rsp, err := c.LogInWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogInResponse(rsp)
+}
+
+// LogInWithResponse Log in with a username and password
+//
+// Checks a native user's password and issues a session access token (a JWT, type SESSION,
+// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
+// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
+// attempts in a row for one user from one address, further attempts are refused with 429
+// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /logIn (the `LogIn` operationId).
+func (c *ClientWithResponses) LogInWithResponse(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*LogInResponse, error) {
+	rsp, err := c.LogIn(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogInResponse(rsp)
+}
+
 // GetOpenAPISpecWithResponse This OpenAPI document
 //
 // This OpenAPI 3.0 document as JSON.
@@ -7380,7 +7658,9 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 // AND across fields and OR within one list; an empty or absent list means no filter. The
 // time window `[startTime, endTime)` defaults to the last day. When a page is full,
 // `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-// to 10,000.
+// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7400,7 +7680,9 @@ func (c *ClientWithResponses) SearchAuditEventsWithBodyWithResponse(ctx context.
 // AND across fields and OR within one list; an empty or absent list means no filter. The
 // time window `[startTime, endTime)` defaults to the last day. When a page is full,
 // `nextScrollId` is set; send it back as `scrollId` for the next page. `total` is counted up
-// to 10,000.
+// to 10,000. A scroll id is valid for one day and only with the filters it was issued
+// for; a malformed, altered or expired one answers 400. Needs the Get Analytics privilege
+// (`GET_ANALYTICS_PRIVILEGE`), 403 without it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -8574,6 +8856,83 @@ func ParseHealthResponse(rsp *http.Response) (*HealthResponse, error) {
 	switch {
 	case rsp.StatusCode/100 == 5:
 		var headers HealthResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogInResponse parses an HTTP response from a LogInWithResponse call
+func ParseLogInResponse(rsp *http.Response) (*LogInResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogInResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoginResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers LogInResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers LogInResponse5XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -67,10 +67,16 @@ func withCode(e *gqlerror.Error, code int) *gqlerror.Error {
 // presentError turns a resolver error into a GraphQL error entry. Internal
 // errors are logged and shown as DataHub shows them, without details.
 func presentError(ctx context.Context, err error) *gqlerror.Error {
+	var ce *catalog.Error
 	var gqlErr *gqlerror.Error
-	if errors.As(err, &gqlErr) && catalog.KindOf(err) == catalog.Internal && gqlErr.Extensions != nil {
-		// Already presented (validation, limits): keep it.
-		return gqlErr
+	if !errors.As(err, &ce) && errors.As(err, &gqlErr) {
+		// The executor's own errors (argument coercion, limits) are about
+		// the request; keep their message.
+		e := graphql.DefaultErrorPresenter(ctx, err)
+		if _, ok := e.Extensions["type"]; !ok {
+			withCode(e, codeBadRequest)
+		}
+		return e
 	}
 	e := graphql.DefaultErrorPresenter(ctx, err)
 	kind := catalog.KindOf(err)

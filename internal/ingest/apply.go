@@ -30,6 +30,7 @@ type applier struct {
 	touched map[string]*touch // URNs written, in first-touch order via order
 	order   []string
 	written int
+	changes []Change // for the audit log, when the service has an auditor
 }
 
 type slot struct {
@@ -99,6 +100,13 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 			return 0, err
 		}
 	}
+	if len(a.changes) > 0 {
+		for _, au := range a.svc.auditors {
+			if err := au.RecordChanges(ctx, a.tx, a.actor, a.now, a.changes); err != nil {
+				return 0, err
+			}
+		}
+	}
 	return a.written, nil
 }
 
@@ -121,16 +129,24 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			return err
 		}
 		if p.aspect.Name == p.entity.KeyAspect {
-			if _, _, err := a.tx.DeleteEntity(ctx, p.urn); err != nil {
+			rows, tsRows, err := a.tx.DeleteEntity(ctx, p.urn)
+			if err != nil {
 				return err
+			}
+			if rows+tsRows > 0 {
+				a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
 			}
 			a.state[p.urn] = map[string]*slot{}
 			t.deleted = true
 			t.changed = map[string]bool{}
 			return nil
 		}
-		if _, err := a.tx.DeleteAspect(ctx, p.urn, p.aspect.Name); err != nil {
+		n, err := a.tx.DeleteAspect(ctx, p.urn, p.aspect.Name)
+		if err != nil {
 			return err
+		}
+		if n > 0 {
+			a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
 		}
 		delete(slots, p.aspect.Name)
 		delete(t.changed, p.aspect.Name)
@@ -163,6 +179,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			SystemMetadata:  p.sysMD,
 		})
 		a.written++
+		a.audit(p.urn, p.entity.Name, p.aspect.Name, false)
 		return nil
 	}
 	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
@@ -234,7 +251,16 @@ func (a *applier) put(ctx context.Context, urn, aspect string, decoded any, valu
 	a.inRound[k] = true
 	a.touched[urn].changed[aspect] = true
 	a.written++
+	a.audit(urn, a.touched[urn].entity.Name, aspect, false)
 	return nil
+}
+
+// audit notes one change for the audit log.
+func (a *applier) audit(urn, entity, aspect string, deleted bool) {
+	if len(a.svc.auditors) > 0 {
+		key := a.touched[urn] != nil && a.touched[urn].entity.KeyAspect == aspect
+		a.changes = append(a.changes, Change{URN: urn, EntityType: entity, Aspect: aspect, Deleted: deleted, Key: key})
+	}
 }
 
 func (a *applier) flush(ctx context.Context) error {

@@ -23,13 +23,38 @@ type Indexer interface {
 	Reindex(ctx context.Context, tx catalog.Tx, urns []string) error
 }
 
+// Change is one aspect change of a write, as the audit log and the
+// authorizer see it.
+type Change struct {
+	URN, EntityType, Aspect string
+	Deleted                 bool // a DELETE: the aspect, or with the key aspect the entity
+	Key                     bool // Aspect is the entity's key aspect
+}
+
+// Auditor records the changes a write made, inside its transaction, so that
+// the audit log commits or rolls back with them. at is the write's time in
+// epoch ms.
+type Auditor interface {
+	RecordChanges(ctx context.Context, tx catalog.Tx, actor string, at int64, changes []Change) error
+}
+
+// Authorizer decides, before anything is written, whether actor may make the
+// changes a request asks for; a refusal is a Forbidden error.
+type Authorizer interface {
+	AuthorizeChanges(ctx context.Context, actor string, changes []Change) error
+}
+
 // Service applies proposals. It is safe for concurrent use.
 type Service struct {
 	reg     *registry.Registry
 	store   catalog.Store
 	indexer Indexer
-	now     func() time.Time
-	schemas schemaCache // parsed aspect schemas, for PATCH
+	// auditor and authorizer are optional hooks (audit log, access
+	// control); the CLI's local loader runs without them.
+	auditors   []Auditor
+	authorizer Authorizer
+	now        func() time.Time
+	schemas    schemaCache // parsed aspect schemas, for PATCH
 }
 
 // Option configures a Service.
@@ -37,6 +62,13 @@ type Option func(*Service)
 
 // WithIndexer makes the service update idx in every write transaction.
 func WithIndexer(idx Indexer) Option { return func(s *Service) { s.indexer = idx } }
+
+// WithAuditor makes the service report every change to a, in the write
+// transaction. Given several times, every auditor is called, in order.
+func WithAuditor(a Auditor) Option { return func(s *Service) { s.auditors = append(s.auditors, a) } }
+
+// WithAuthorizer makes the service ask a before every write.
+func WithAuthorizer(a Authorizer) Option { return func(s *Service) { s.authorizer = a } }
 
 // WithClock replaces the clock, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
@@ -78,6 +110,15 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 	res := Result{URNs: make([]string, len(prepared))}
 	for i, p := range prepared {
 		res.URNs[i] = p.urn
+	}
+	if s.authorizer != nil {
+		changes := make([]Change, len(prepared))
+		for i, p := range prepared {
+			changes[i] = Change{URN: p.urn, EntityType: p.entity.Name, Aspect: p.aspect.Name, Deleted: p.change == catalog.Delete, Key: p.aspect.Name == p.entity.KeyAspect}
+		}
+		if err := s.authorizer.AuthorizeChanges(ctx, actor, changes); err != nil {
+			return Result{}, err
+		}
 	}
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
 		a := &applier{svc: s, tx: tx, actor: actor, now: now, total: len(props)}
@@ -336,14 +377,31 @@ func stringAt(v any, keys ...string) string {
 // DeleteEntity hard-deletes urn: every aspect version, timeseries value and
 // outgoing edge. It returns the number of aspect and timeseries rows removed.
 func (s *Service) DeleteEntity(ctx context.Context, actor string, urn catalog.URN) (rows, timeseriesRows int, err error) {
-	if s.reg.Entity(urn.EntityType()) == nil {
+	ent := s.reg.Entity(urn.EntityType())
+	if ent == nil {
 		return 0, 0, catalog.Errorf(catalog.Invalid, "unknown entity type %q in URN %s", urn.EntityType(), urn)
+	}
+	if actor == "" {
+		actor = catalog.SystemActor
+	}
+	deleted := []Change{{URN: urn.String(), EntityType: ent.Name, Aspect: ent.KeyAspect, Deleted: true, Key: true}}
+	if s.authorizer != nil {
+		if err := s.authorizer.AuthorizeChanges(ctx, actor, deleted); err != nil {
+			return 0, 0, err
+		}
 	}
 	err = s.store.Update(ctx, func(tx catalog.Tx) error {
 		var err error
 		rows, timeseriesRows, err = tx.DeleteEntity(ctx, urn.String())
 		if err != nil {
 			return err
+		}
+		if rows+timeseriesRows > 0 {
+			for _, au := range s.auditors {
+				if err := au.RecordChanges(ctx, tx, actor, s.now().UnixMilli(), deleted); err != nil {
+					return err
+				}
+			}
 		}
 		if s.indexer != nil {
 			return s.indexer.Reindex(ctx, tx, []string{urn.String()})

@@ -1,0 +1,41 @@
+// Package auth decides who a caller is and what they may do: credentials,
+// native users and their passwords, access tokens, policies and privileges.
+//
+// Authentication accepts two credentials, as DataHub's metadata service does:
+// a bearer access token (a JWT signed with HS256 carrying DataHub's claims
+// actorType, actorId, type, version, exp and jti), and the system client's
+// "Basic <id>:<secret>" header, sent in plain text rather than base64 because
+// that is what DataHub's clients send. Session tokens (issued by POST /logIn)
+// are stateless and live until they expire. Personal tokens are also stored,
+// as dataHubAccessToken entities keyed by a salted SHA-256 of the token, so
+// that deleting the entity revokes them; a token whose entity is gone is
+// refused. Verified tokens are cached for a short while so that a request
+// pays for a map lookup rather than a signature check and a database read;
+// revoking evicts the entry at once in this process and records the
+// revocation in a table other replicas poll every second.
+//
+// Secrets the service needs and nobody configured (the token signing key,
+// the token salt, the system client secret, the root password) are generated
+// at first start, never taken from a well-known default, and kept in the
+// database, so that replicas sharing a database share them.
+//
+// Users log in with a password checked against the corpUserCredentials
+// aspect, which holds an argon2id hash with its own salt. Consecutive failed
+// logins for one user from one address are answered with a growing delay
+// window during which further attempts are refused.
+//
+// Authorization follows DataHub's policy model: dataHubPolicy entities grant
+// privileges to users, groups, roles, all users or a resource's owners, over
+// all resources or those a filter selects (by type or URN). The defaults are
+// DataHub's own (default_policies.json): the root user may do everything,
+// every user may view and search, owners may edit what they own. Policies
+// and each actor's groups and roles are cached for a few seconds; changes
+// made through this process's policy API take effect at once.
+//
+// Writes are checked where every writer passes: the ingest pipeline asks the
+// Service (as its ingest.Authorizer) before a transaction starts. Reads,
+// searches and the administrative endpoints are checked by the HTTP
+// middleware from the route. A small explicit list of secret aspects
+// (SecretAspects) is never served by any read path: FilterReader hides them
+// from every reader handed to the protocol adapters.
+package auth

@@ -1,0 +1,265 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/audit"
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/store"
+	"github.com/uptrace/bun"
+)
+
+// RootUser is the URN of the root user, which exists from the first start.
+const RootUser = "urn:li:corpuser:datahub"
+
+// DefaultSystemClientID is DataHub's id of the system client.
+const DefaultSystemClientID = "__datahub_system"
+
+// Config is what the operator chose; empty secrets are generated and kept.
+type Config struct {
+	// SigningKey signs access tokens (DATAHUB_TOKEN_SERVICE_SIGNING_KEY).
+	SigningKey string
+	// SystemClientID and SystemClientSecret are the system client's
+	// credentials (DATAHUB_SYSTEM_CLIENT_ID / DATAHUB_SYSTEM_CLIENT_SECRET).
+	SystemClientID     string
+	SystemClientSecret string
+	// RootPassword sets the root user's password (CATALOGD_ROOT_PASSWORD).
+	RootPassword string
+	// RestAuthorization also requires Get Timeseries Aspect for timeseries
+	// reads, as DataHub does with REST API authorization enabled.
+	RestAuthorization bool
+}
+
+// Service authenticates callers and authorizes their actions. It is safe
+// for concurrent use.
+type Service struct {
+	db       *store.DB
+	bun      *bun.DB
+	postgres bool
+	ingest   *ingest.Service
+	audit    *audit.Recorder
+	cfg      Config
+	now      func() time.Time
+
+	signingKey   []byte
+	tokenSalt    []byte
+	systemID     string
+	systemSecret string
+
+	tokens       tokenCache
+	tokenRecheck time.Duration // how long a stored token is trusted without a store read
+
+	policies policyCache
+	logins   loginLimiter
+
+	pollMu     sync.Mutex
+	lastPolled int64
+}
+
+// Secrets reports which secrets New generated, for the operator.
+type Secrets struct {
+	// SystemSecretGenerated is true when the system client secret was
+	// generated (now or at an earlier start) rather than configured.
+	SystemSecretGenerated bool
+	SystemClientID        string
+	SystemClientSecret    string
+}
+
+// New opens the auth tables in db and loads or generates the secrets.
+func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, error) {
+	if err := db.Migrate(ctx, "auth", migrations); err != nil {
+		return nil, Secrets{}, fmt.Errorf("migrate auth tables: %w", err)
+	}
+	s := &Service{
+		db: db, bun: db.Bun(), postgres: db.Dialect() == store.Postgres, cfg: cfg, now: time.Now,
+		tokens: tokenCache{m: map[string]*cachedToken{}}, tokenRecheck: time.Minute,
+		logins: loginLimiter{m: map[string]*loginState{}},
+	}
+	s.policies.svc = s
+	s.policies.ttl = 5 * time.Second
+	s.lastPolled = s.now().UnixMilli()
+	key := cfg.SigningKey
+	if key == "" {
+		v, _, err := s.secret(ctx, "token-signing-key", 32)
+		if err != nil {
+			return nil, Secrets{}, err
+		}
+		key = v
+	}
+	// Used as the raw string's bytes, as DataHub does with its key.
+	s.signingKey = []byte(key)
+	salt, _, err := s.secret(ctx, "token-salt", 16)
+	if err != nil {
+		return nil, Secrets{}, err
+	}
+	s.tokenSalt = []byte(salt)
+	s.systemID = cfg.SystemClientID
+	if s.systemID == "" {
+		s.systemID = DefaultSystemClientID
+	}
+	out := Secrets{SystemClientID: s.systemID}
+	s.systemSecret = cfg.SystemClientSecret
+	if s.systemSecret == "" {
+		if s.systemSecret, _, err = s.secret(ctx, "system-client-secret", 24); err != nil {
+			return nil, Secrets{}, err
+		}
+		out.SystemSecretGenerated = true
+	}
+	out.SystemClientSecret = s.systemSecret
+	return s, out, nil
+}
+
+// SigningKey returns the key tokens are signed with (to derive other keys
+// from, e.g. the audit log's scroll MAC).
+func (s *Service) SigningKey() []byte { return s.signingKey }
+
+func (s *Service) isSystemClient(id, secret string) bool {
+	// Both compared in full, so that timing reveals neither.
+	okID := subtle.ConstantTimeCompare([]byte(id), []byte(s.systemID))
+	okSecret := subtle.ConstantTimeCompare([]byte(secret), []byte(s.systemSecret))
+	return okID&okSecret == 1
+}
+
+// Bootstrap connects the write pipeline and the audit log, and makes sure the
+// root user and the default policies exist. When it had to generate the root
+// password it returns it, so that the caller can show it once.
+func (s *Service) Bootstrap(ctx context.Context, ing *ingest.Service, rec *audit.Recorder) (generatedRootPassword string, err error) {
+	s.ingest, s.audit = ing, rec
+	if err := s.seedPolicies(ctx); err != nil {
+		return "", err
+	}
+	return s.ensureRoot(ctx)
+}
+
+// ensureRoot creates the root user with a password on first start, and
+// resets the password when the operator configured one that does not match.
+func (s *Service) ensureRoot(ctx context.Context) (string, error) {
+	cur, err := s.credentialsOf(ctx, RootUser)
+	if err != nil {
+		return "", err
+	}
+	pw, generated := s.cfg.RootPassword, ""
+	switch {
+	case cur == nil && pw == "":
+		pw = randomSecret(15)
+		generated = pw
+	case cur == nil:
+	case pw == "" || verifyPassword(*cur, pw):
+		return "", nil
+	}
+	ctx = preauthorized(ctx)
+	props := []catalog.Proposal{
+		proposal("corpuser", RootUser, "corpUserCredentials", hashPassword(pw)),
+	}
+	if cur == nil {
+		props = append(props, proposal("corpuser", RootUser, "corpUserInfo", map[string]any{
+			"active": true, "displayName": "DataHub", "title": "DataHub Root User", "system": true,
+		}))
+	}
+	if _, err := s.ingest.Ingest(ctx, catalog.SystemActor, props); err != nil {
+		return "", fmt.Errorf("create root user: %w", err)
+	}
+	return generated, nil
+}
+
+// credentialsOf reads a user's stored credentials; nil when none.
+func (s *Service) credentialsOf(ctx context.Context, urn string) (*credentials, error) {
+	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"corpUserCredentials"})
+	if err != nil {
+		return nil, fmt.Errorf("read credentials: %w", err)
+	}
+	for _, a := range m[urn] {
+		var c credentials
+		if err := json.Unmarshal(a.Value, &c); err != nil {
+			return nil, fmt.Errorf("decode credentials of %s: %w", urn, err)
+		}
+		return &c, nil
+	}
+	return nil, nil
+}
+
+// SetPassword creates or replaces the password of the native user username,
+// creating the user when new. It is the operator's and the tests' way to
+// make users; callers must have checked the caller's right to do it.
+func (s *Service) SetPassword(ctx context.Context, actor, username, password string) error {
+	if len(password) < 8 {
+		return catalog.Errorf(catalog.Invalid, "password must be at least 8 characters")
+	}
+	urn := userURN(username)
+	props := []catalog.Proposal{proposal("corpuser", urn, "corpUserCredentials", hashPassword(password))}
+	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"corpUserInfo"})
+	if err != nil {
+		return fmt.Errorf("read user %s: %w", urn, err)
+	}
+	if len(m[urn]) == 0 {
+		props = append(props, proposal("corpuser", urn, "corpUserInfo", map[string]any{"active": true, "displayName": username}))
+	}
+	if _, err := s.ingest.Ingest(preauthorized(ctx), actor, props); err != nil {
+		return fmt.Errorf("set password of %s: %w", urn, err)
+	}
+	return nil
+}
+
+// proposal builds an UPSERT of one aspect.
+func proposal(entity, urn, aspect string, v any) catalog.Proposal {
+	b, _ := json.Marshal(v)
+	return catalog.Proposal{EntityType: entity, EntityURN: urn, AspectName: aspect, ChangeType: catalog.Upsert, Value: b, ContentType: "application/json"}
+}
+
+type preauthorizedKey struct{}
+
+// preauthorized marks ctx as carrying a write this package has already
+// authorized (a user creating their own token, say), which the ingest
+// authorizer would otherwise judge by the entity alone.
+func preauthorized(ctx context.Context) context.Context {
+	return context.WithValue(ctx, preauthorizedKey{}, true)
+}
+
+func isPreauthorized(ctx context.Context) bool {
+	v, _ := ctx.Value(preauthorizedKey{}).(bool)
+	return v
+}
+
+// Run polls for revocations made by other replicas until ctx ends, so that
+// a revoked token stops working everywhere within a second.
+func (s *Service) Run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = s.pollRevocations(ctx)
+		}
+	}
+}
+
+func (s *Service) pollRevocations(ctx context.Context) error {
+	s.pollMu.Lock()
+	defer s.pollMu.Unlock()
+	// Overlap the window a little: a revocation committed just before the
+	// last poll may carry an earlier timestamp than the poll's.
+	since := s.lastPolled - 5000
+	now := s.now().UnixMilli()
+	rows, err := s.bun.QueryContext(ctx, s.rebind("SELECT token_hash FROM auth_revocation WHERE revoked_on >= ?"), since)
+	if err != nil {
+		return fmt.Errorf("poll revocations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return fmt.Errorf("poll revocations: %w", err)
+		}
+		s.tokens.evict(h)
+	}
+	s.lastPolled = now
+	return rows.Err()
+}

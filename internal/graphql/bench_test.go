@@ -1,0 +1,187 @@
+package graphql_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/graph"
+	"github.com/catalogd/catalogd/internal/graphql"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/search"
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+// stack is the GraphQL handler over a fresh SQLite store with the in-store
+// search engine, wired as catalogd serve wires it.
+type stack struct {
+	h   *graphql.Handler
+	svc *ingest.Service
+}
+
+func newStack(tb testing.TB) *stack {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "catalog.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	reg := registry.Default()
+	eng, err := db.OpenSearch(ctx, search.Fields(reg))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc := ingest.New(reg, db, ingest.WithIndexer(search.NewStoreIndexer(search.NewBuilder(reg), eng)))
+	h := graphql.New(graphql.Config{Registry: reg, Store: db, Ingest: svc, Search: search.NewService(reg, eng), Lineage: graph.New(db, reg)})
+	return &stack{h: h, svc: svc}
+}
+
+func (s *stack) ingest(tb testing.TB, props []catalog.Proposal) {
+	tb.Helper()
+	if _, err := s.svc.Ingest(context.Background(), "", props); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func prop(urn, entity, aspect string, v any) catalog.Proposal {
+	b, _ := json.Marshal(v)
+	return catalog.Proposal{EntityType: entity, EntityURN: urn, ChangeType: catalog.Upsert, AspectName: aspect, Value: b}
+}
+
+// post runs one GraphQL request through the handler and fails on errors.
+func (s *stack) post(tb testing.TB, body []byte) []byte {
+	req := httptest.NewRequest(http.MethodPost, "/api/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK || bytes.Contains(w.Body.Bytes(), []byte(`"errors"`)) {
+		tb.Fatalf("status %d: %s", w.Code, w.Body.Bytes())
+	}
+	return w.Body.Bytes()
+}
+
+// latencies runs fn b.N times and reports p50 and p99 in milliseconds.
+func latencies(b *testing.B, fn func()) {
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		fn()
+		d = append(d, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	pct := func(p float64) float64 { return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(pct(0.5), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+const benchDataset = "urn:li:dataset:(urn:li:dataPlatform:hive,bench.orders,PROD)"
+
+// BenchmarkDatasetQuery reads one dataset with 3 owners, 3 tags, 2 terms and
+// a 50-field schema (5 fields tagged), every related entity resolved.
+func BenchmarkDatasetQuery(b *testing.B) {
+	s := newStack(b)
+	var props []catalog.Proposal
+	var owners, tags, terms []map[string]any
+	for i := range 3 {
+		u := fmt.Sprintf("urn:li:corpuser:user%d", i)
+		props = append(props, prop(u, "corpuser", "corpUserInfo", map[string]any{"active": true, "displayName": "User " + strconv.Itoa(i), "email": "u@example.com"}))
+		owners = append(owners, map[string]any{"owner": u, "type": "DATAOWNER"})
+		t := fmt.Sprintf("urn:li:tag:tag%d", i)
+		props = append(props, prop(t, "tag", "tagProperties", map[string]any{"name": "tag" + strconv.Itoa(i), "description": "a tag"}))
+		tags = append(tags, map[string]any{"tag": t})
+	}
+	for i := range 2 {
+		t := fmt.Sprintf("urn:li:glossaryTerm:term%d", i)
+		props = append(props, prop(t, "glossaryTerm", "glossaryTermInfo", map[string]any{"name": "term" + strconv.Itoa(i), "definition": "a term", "termSource": "INTERNAL"}))
+		terms = append(terms, map[string]any{"urn": t})
+	}
+	var fields []map[string]any
+	for i := range 50 {
+		f := map[string]any{"fieldPath": fmt.Sprintf("col_%d", i), "nativeDataType": "varchar", "description": "column " + strconv.Itoa(i),
+			"type": map[string]any{"type": map[string]any{"com.linkedin.schema.StringType": map[string]any{}}}}
+		if i%10 == 0 {
+			f["globalTags"] = map[string]any{"tags": tags[:1]}
+		}
+		fields = append(fields, f)
+	}
+	props = append(props,
+		prop(benchDataset, "dataset", "datasetProperties", map[string]any{"name": "orders", "description": "Orders", "customProperties": map[string]string{"a": "1", "b": "2"}}),
+		prop(benchDataset, "dataset", "ownership", map[string]any{"owners": owners, "lastModified": map[string]any{"time": 1, "actor": "urn:li:corpuser:user0"}}),
+		prop(benchDataset, "dataset", "globalTags", map[string]any{"tags": tags}),
+		prop(benchDataset, "dataset", "glossaryTerms", map[string]any{"terms": terms, "auditStamp": map[string]any{"time": 1, "actor": "urn:li:corpuser:user0"}}),
+		prop(benchDataset, "dataset", "schemaMetadata", map[string]any{"schemaName": "orders", "platform": "urn:li:dataPlatform:hive", "version": 0, "hash": "",
+			"platformSchema": map[string]any{"com.linkedin.schema.OtherSchema": map[string]any{"rawSchema": ""}}, "fields": fields}),
+	)
+	s.ingest(b, props)
+	body, _ := json.Marshal(map[string]any{"query": `query($urn: String!) { dataset(urn: $urn) { urn name platform { urn name }
+		properties { name description customProperties { key value } }
+		ownership { owners { owner { ... on CorpUser { urn username info { displayName email } } } type } }
+		globalTags { tags { tag { urn name description } } }
+		glossaryTerms { terms { term { urn name glossaryTermInfo { name description } } } }
+		schemaMetadata { name fields { fieldPath type nativeDataType nullable description globalTags { tags { tag { urn name } } } } } } }`,
+		"variables": map[string]any{"urn": benchDataset}})
+	out := s.post(b, body)
+	if !bytes.Contains(out, []byte(`"col_49"`)) || !bytes.Contains(out, []byte(`"User 2"`)) || !bytes.Contains(out, []byte(`"term1"`)) {
+		b.Fatalf("unexpected answer: %s", out)
+	}
+	latencies(b, func() { s.post(b, body) })
+}
+
+// BenchmarkSearchAcrossEntities searches n generated datasets (10,000 by
+// default; CATALOGD_BENCH_ENTITIES=100000 for the 100k figure) for two words
+// of a dataset's name, 10 results with names and platforms.
+func BenchmarkSearchAcrossEntities(b *testing.B) {
+	n := 10000
+	if v := os.Getenv("CATALOGD_BENCH_ENTITIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := newStack(b)
+	start := time.Now()
+	for i := 0; i < n; i += 200 {
+		var props []catalog.Proposal
+		for j := i; j < min(n, i+200); j++ {
+			urn := fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,db%d.%s_%s_%d,PROD)", j%50, word(j), word(j/7), j)
+			props = append(props,
+				prop(urn, "dataset", "datasetProperties", map[string]any{"name": word(j) + "_" + word(j/7), "description": "table of " + word(j/3) + " " + word(j/11)}),
+				prop(urn, "dataset", "globalTags", map[string]any{"tags": []map[string]any{{"tag": fmt.Sprintf("urn:li:tag:tag%d", j%20)}}}),
+			)
+		}
+		s.ingest(b, props)
+	}
+	b.Logf("loaded %d datasets in %s", n, time.Since(start).Round(time.Second))
+	q := `query($q: String!) { searchAcrossEntities(input: {query: $q, start: 0, count: 10}) { total searchResults { entity { urn ... on Dataset { name platform { urn } properties { name } } } } } }`
+	bodies := make([][]byte, 64)
+	for i := range bodies {
+		j := (i * 7919) % n
+		bodies[i], _ = json.Marshal(map[string]any{"query": q, "variables": map[string]any{"q": word(j) + " " + word(j/7)}})
+	}
+	i := 0
+	latencies(b, func() {
+		s.post(b, bodies[i%len(bodies)])
+		i++
+	})
+}
+
+// word returns one of 1,000 pseudo-words.
+func word(i int) string {
+	syll := []string{"ka", "lo", "mi", "ra", "te", "su", "no", "vi", "de", "po"}
+	i %= 1000
+	return syll[i%10] + syll[(i/10)%10] + syll[(i/100)%10]
+}
