@@ -21,13 +21,14 @@ const systemSecretFile = "system-client-secret"
 
 // openAuth opens the auth service and the audit log on db from the
 // environment DataHub's deployments use.
-func openAuth(ctx context.Context, sf *storeFlags, db *store.DB, getenv func(string) string, stdout io.Writer) (*auth.Service, *audit.Recorder, error) {
+func openAuth(ctx context.Context, sf *storeFlags, db *store.DB, getenv func(string) string, enabled bool, stdout io.Writer) (*auth.Service, *audit.Recorder, error) {
 	svc, secrets, err := auth.New(ctx, db, auth.Config{
 		SigningKey:         envOr(getenv, "DATAHUB_TOKEN_SERVICE_SIGNING_KEY", getenv("CATALOGD_TOKEN_SIGNING_KEY")),
 		SystemClientID:     getenv("DATAHUB_SYSTEM_CLIENT_ID"),
 		SystemClientSecret: getenv("DATAHUB_SYSTEM_CLIENT_SECRET"),
 		RootPassword:       getenv("CATALOGD_ROOT_PASSWORD"),
 		RestAuthorization:  getenv("REST_API_AUTHORIZATION_ENABLED") != "false",
+		Disabled:           !enabled,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open auth: %w", err)

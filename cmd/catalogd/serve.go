@@ -95,16 +95,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if ss.drainer != nil {
 		go ss.drainer.Run(ctx)
 	}
-	authSvc, rec, err := openAuth(ctx, &sf, db, getenv, stdout)
+	authSvc, rec, err := openAuth(ctx, &sf, db, getenv, *authOn, stdout)
 	if err != nil {
 		return err
 	}
 	go authSvc.Run(ctx)
-	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc)}
-	if *authOn {
-		opts = append(opts, ingest.WithAuthorizer(authSvc))
-	}
-	svc := ingest.New(reg, db, opts...)
+	// With --auth=false the authorizer allows everything.
+	svc := ingest.New(reg, db, ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc))
 	if err := bootstrapAuth(ctx, authSvc, svc, rec, stdout); err != nil {
 		return err
 	}
@@ -129,7 +126,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeTimeseries()
 	gql := graphql.New(graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
-		Actor: actorOf, MaxBody: *maxBody,
+		Auth: authSvc, Actor: actorOf, MaxBody: *maxBody,
 	})
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)

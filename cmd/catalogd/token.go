@@ -50,7 +50,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
-	svc, rec, err := openAuth(ctx, &sf, db, getenv, nil)
+	svc, rec, err := openAuth(ctx, &sf, db, getenv, true, nil)
 	if err != nil {
 		return err
 	}
@@ -74,4 +74,3 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintln(stderr)
 	return nil
 }
-

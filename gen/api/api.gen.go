@@ -2584,14 +2584,14 @@ type ClientInterface interface {
 
 	// Graphiql GraphiQL explorer
 	//
-	// Browser-based GraphQL explorer (HTML page).
+	// Browser-based GraphQL explorer (HTML page). Never requires credentials.
 	//
 	// Corresponds with GET /api/graphiql (the `Graphiql` operationId).
 	Graphiql(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GraphqlGet GraphQL over GET (not supported)
 	//
-	// Only POST is supported on the GraphQL endpoint; GET answers 405.
+	// Only POST is supported on the GraphQL endpoint; GET answers 405 (401 without credentials).
 	//
 	// Corresponds with GET /api/graphql (the `GraphqlGet` operationId).
 	GraphqlGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3006,7 +3006,7 @@ func (c *Client) ApiGmsOperationsAction(ctx context.Context, params *ApiGmsOpera
 
 // Graphiql GraphiQL explorer
 //
-// Browser-based GraphQL explorer (HTML page).
+// Browser-based GraphQL explorer (HTML page). Never requires credentials.
 //
 // Corresponds with GET /api/graphiql (the `Graphiql` operationId).
 func (c *Client) Graphiql(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3023,7 +3023,7 @@ func (c *Client) Graphiql(ctx context.Context, reqEditors ...RequestEditorFn) (*
 
 // GraphqlGet GraphQL over GET (not supported)
 //
-// Only POST is supported on the GraphQL endpoint; GET answers 405.
+// Only POST is supported on the GraphQL endpoint; GET answers 405 (401 without credentials).
 //
 // Corresponds with GET /api/graphql (the `GraphqlGet` operationId).
 func (c *Client) GraphqlGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5243,7 +5243,7 @@ type ClientWithResponsesInterface interface {
 
 	// GraphiqlWithResponse GraphiQL explorer
 	//
-	// Browser-based GraphQL explorer (HTML page).
+	// Browser-based GraphQL explorer (HTML page). Never requires credentials.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5252,7 +5252,7 @@ type ClientWithResponsesInterface interface {
 
 	// GraphqlGetWithResponse GraphQL over GET (not supported)
 	//
-	// Only POST is supported on the GraphQL endpoint; GET answers 405.
+	// Only POST is supported on the GraphQL endpoint; GET answers 405 (401 without credentials).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5763,9 +5763,24 @@ func (r GraphiqlResponse) ContentType() string {
 	return ""
 }
 
+// GraphqlGetResponse4XXHeaders the declared response headers of an HTTP 4XX response for GraphqlGet
+type GraphqlGetResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
 type GraphqlGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GraphqlGetResponse4XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GraphqlGetResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
 }
 
 // GetBody returns the raw response body bytes
@@ -7238,7 +7253,7 @@ func (c *ClientWithResponses) ApiGmsOperationsActionWithResponse(ctx context.Con
 
 // GraphiqlWithResponse GraphiQL explorer
 //
-// Browser-based GraphQL explorer (HTML page).
+// Browser-based GraphQL explorer (HTML page). Never requires credentials.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7253,7 +7268,7 @@ func (c *ClientWithResponses) GraphiqlWithResponse(ctx context.Context, reqEdito
 
 // GraphqlGetWithResponse GraphQL over GET (not supported)
 //
-// Only POST is supported on the GraphQL endpoint; GET answers 405.
+// Only POST is supported on the GraphQL endpoint; GET answers 405 (401 without credentials).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7945,6 +7960,39 @@ func ParseGraphqlGetResponse(rsp *http.Response) (*GraphqlGetResponse, error) {
 	response := &GraphqlGetResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 405:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GraphqlGetResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
 	}
 
 	return response, nil

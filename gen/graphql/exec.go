@@ -302,6 +302,13 @@ type MutationResolver interface {
 	RemoveUser(ctx context.Context, urn string) (*bool, error)
 	RemoveGroup(ctx context.Context, urn string) (*bool, error)
 	UpdateCorpGroupProperties(ctx context.Context, urn string, input model.CorpGroupUpdateInput) (*model.CorpGroup, error)
+	CreateAccessToken(ctx context.Context, input model.CreateAccessTokenInput) (*model.AccessToken, error)
+	RevokeAccessToken(ctx context.Context, tokenID string) (bool, error)
+	CreatePolicy(ctx context.Context, input model.PolicyUpdateInput) (*string, error)
+	UpdatePolicy(ctx context.Context, urn string, input model.PolicyUpdateInput) (*string, error)
+	DeletePolicy(ctx context.Context, urn string) (*string, error)
+	CreateIngestionSource(ctx context.Context, input model.UpdateIngestionSourceInput) (*string, error)
+	UpdateIngestionSource(ctx context.Context, urn string, input model.UpdateIngestionSourceInput) (*string, error)
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*model.AuthenticatedUser, error)
@@ -331,6 +338,10 @@ type QueryResolver interface {
 	ListUsers(ctx context.Context, input model.ListUsersInput) (*model.ListUsersResult, error)
 	ListGroups(ctx context.Context, input model.ListGroupsInput) (*model.ListGroupsResult, error)
 	ListDomains(ctx context.Context, input model.ListDomainsInput) (*model.ListDomainsResult, error)
+	ListAccessTokens(ctx context.Context, input model.ListAccessTokenInput) (*model.ListAccessTokenResult, error)
+	GetAccessToken(ctx context.Context, input model.GetAccessTokenInput) (*model.AccessToken, error)
+	ListPolicies(ctx context.Context, input model.ListPoliciesInput) (*model.ListPoliciesResult, error)
+	ListIngestionSources(ctx context.Context, input model.ListIngestionSourcesInput) (*model.ListIngestionSourcesResult, error)
 }
 type TagResolver interface {
 	Type(ctx context.Context, obj *model.Tag) (model.EntityType, error)
@@ -365,6 +376,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		unmarshalInputActorFilterInput,
 		unmarshalInputAddGroupMembersInput,
 		unmarshalInputAddOwnerInput,
 		unmarshalInputAddOwnersInput,
@@ -380,20 +392,29 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		unmarshalInputBrowseInput,
 		unmarshalInputBrowsePathsInput,
 		unmarshalInputCorpGroupUpdateInput,
+		unmarshalInputCreateAccessTokenInput,
 		unmarshalInputCreateDomainInput,
 		unmarshalInputCreateGlossaryEntityInput,
 		unmarshalInputCreateGroupInput,
 		unmarshalInputCreateTagInput,
 		unmarshalInputDescriptionUpdateInput,
 		unmarshalInputFacetFilterInput,
+		unmarshalInputGetAccessTokenInput,
 		unmarshalInputLineageInput,
+		unmarshalInputListAccessTokenInput,
 		unmarshalInputListDomainsInput,
 		unmarshalInputListGroupsInput,
+		unmarshalInputListIngestionSourcesInput,
+		unmarshalInputListPoliciesInput,
 		unmarshalInputListUsersInput,
 		unmarshalInputOwnerInput,
+		unmarshalInputPolicyMatchCriterionInput,
+		unmarshalInputPolicyMatchFilterInput,
+		unmarshalInputPolicyUpdateInput,
 		unmarshalInputRelationshipsInput,
 		unmarshalInputRemoveGroupMembersInput,
 		unmarshalInputRemoveOwnerInput,
+		unmarshalInputResourceFilterInput,
 		unmarshalInputResourceRefInput,
 		unmarshalInputSearchAcrossEntitiesInput,
 		unmarshalInputSearchAcrossLineageInput,
@@ -402,6 +423,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		unmarshalInputTagAssociationInput,
 		unmarshalInputTermAssociationInput,
 		unmarshalInputUpdateDeprecationInput,
+		unmarshalInputUpdateIngestionSourceConfigInput,
+		unmarshalInputUpdateIngestionSourceInput,
+		unmarshalInputUpdateIngestionSourceScheduleInput,
 		unmarshalInputUpdateNameInput,
 		unmarshalInputUpdateParentNodeInput,
 	)
@@ -479,6 +503,263 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../../graphql/auth.graphqls", Input: `# Access tokens, policies and ingestion sources: DataHub's GraphQL operations
+# for them, with the same type and field names (a subset of their fields).
+# Every operation checks the caller's privileges; a refusal is an
+# UNAUTHORIZED error with the field null.
+
+extend type Query {
+  "Personal access tokens: all with Manage Access Tokens, else the caller's own."
+  listAccessTokens(input: ListAccessTokenInput!): ListAccessTokenResult!
+  "Generates a stateless token (not stored, not revocable) for an actor."
+  getAccessToken(input: GetAccessTokenInput!): AccessToken
+  listPolicies(input: ListPoliciesInput!): ListPoliciesResult
+  listIngestionSources(input: ListIngestionSourcesInput!): ListIngestionSourcesResult
+}
+
+extend type Mutation {
+  "Creates and stores a personal access token; the token is shown only in this answer."
+  createAccessToken(input: CreateAccessTokenInput!): AccessToken
+  "Revokes a stored token by its id (AccessTokenMetadata.id)."
+  revokeAccessToken(tokenId: String!): Boolean!
+  "Creates a policy; returns its URN."
+  createPolicy(input: PolicyUpdateInput!): String
+  "Replaces a policy; returns its URN."
+  updatePolicy(urn: String!, input: PolicyUpdateInput!): String
+  "Deletes a policy; returns its URN."
+  deletePolicy(urn: String!): String
+  "Creates an ingestion source; returns its URN. Running sources is not supported."
+  createIngestionSource(input: UpdateIngestionSourceInput!): String
+  "Replaces an ingestion source; returns its URN."
+  updateIngestionSource(urn: String!, input: UpdateIngestionSourceInput!): String
+}
+
+enum AccessTokenType {
+  PERSONAL
+}
+
+enum AccessTokenDuration {
+  ONE_HOUR
+  ONE_DAY
+  ONE_WEEK
+  ONE_MONTH
+  THREE_MONTHS
+  SIX_MONTHS
+  ONE_YEAR
+  NO_EXPIRY
+}
+
+input CreateAccessTokenInput {
+  type: AccessTokenType!
+  actorUrn: String!
+  duration: AccessTokenDuration!
+  name: String!
+  description: String
+}
+
+input GetAccessTokenInput {
+  type: AccessTokenType!
+  actorUrn: String!
+  duration: AccessTokenDuration!
+}
+
+type AccessToken {
+  accessToken: String!
+  metadata: AccessTokenMetadata
+}
+
+type AccessTokenMetadata {
+  urn: String!
+  id: String!
+  name: String!
+  description: String
+  actorUrn: String!
+  ownerUrn: String!
+  createdAt: Long!
+  expiresAt: Long
+}
+
+"Filters: actorUrn and ownerUrn (EQUAL)."
+input ListAccessTokenInput {
+  start: Int
+  count: Int
+  filters: [FacetFilterInput!]
+}
+
+type ListAccessTokenResult {
+  start: Int!
+  count: Int!
+  total: Int!
+  tokens: [AccessTokenMetadata!]!
+}
+
+enum PolicyType {
+  METADATA
+  PLATFORM
+}
+
+enum PolicyState {
+  DRAFT
+  ACTIVE
+  INACTIVE
+}
+
+enum PolicyMatchCondition {
+  EQUALS
+  STARTS_WITH
+  NOT_EQUALS
+}
+
+input PolicyUpdateInput {
+  type: PolicyType!
+  name: String!
+  state: PolicyState!
+  description: String
+  resources: ResourceFilterInput
+  privileges: [String!]!
+  actors: ActorFilterInput!
+}
+
+input ResourceFilterInput {
+  type: String
+  resources: [String!]
+  allResources: Boolean
+  filter: PolicyMatchFilterInput
+}
+
+input PolicyMatchFilterInput {
+  criteria: [PolicyMatchCriterionInput!]
+}
+
+input PolicyMatchCriterionInput {
+  field: String!
+  values: [String!]!
+  condition: PolicyMatchCondition!
+}
+
+input ActorFilterInput {
+  users: [String!]
+  groups: [String!]
+  roles: [String!]
+  resourceOwners: Boolean!
+  resourceOwnersTypes: [String!]
+  allUsers: Boolean!
+  allGroups: Boolean!
+}
+
+type Policy {
+  urn: String!
+  type: PolicyType!
+  name: String!
+  state: PolicyState!
+  description: String
+  resources: ResourceFilter
+  privileges: [String!]!
+  actors: ActorFilter!
+  editable: Boolean!
+}
+
+type ResourceFilter {
+  type: String
+  resources: [String!]
+  allResources: Boolean
+  filter: PolicyMatchFilter
+}
+
+type PolicyMatchFilter {
+  criteria: [PolicyMatchCriterion!]
+}
+
+type PolicyMatchCriterion {
+  field: String!
+  values: [PolicyMatchCriterionValue!]!
+  condition: PolicyMatchCondition!
+}
+
+type PolicyMatchCriterionValue {
+  value: String!
+}
+
+type ActorFilter {
+  users: [String!]
+  groups: [String!]
+  roles: [String!]
+  resourceOwners: Boolean!
+  resourceOwnersTypes: [String!]
+  allUsers: Boolean!
+  allGroups: Boolean!
+}
+
+"query matches the policy name and description (case-insensitive substring)."
+input ListPoliciesInput {
+  start: Int
+  count: Int
+  query: String
+  orFilters: [AndFilterInput!]
+}
+
+type ListPoliciesResult {
+  start: Int!
+  count: Int!
+  total: Int!
+  policies: [Policy!]!
+}
+
+input UpdateIngestionSourceInput {
+  name: String!
+  type: String!
+  description: String
+  schedule: UpdateIngestionSourceScheduleInput
+  config: UpdateIngestionSourceConfigInput!
+}
+
+input UpdateIngestionSourceScheduleInput {
+  interval: String!
+  timezone: String!
+}
+
+input UpdateIngestionSourceConfigInput {
+  recipe: String!
+  version: String
+  executorId: String!
+  debugMode: Boolean
+}
+
+type IngestionSource {
+  urn: String!
+  type: String!
+  name: String!
+  schedule: IngestionSchedule
+  config: IngestionConfig!
+}
+
+type IngestionSchedule {
+  timezone: String
+  interval: String!
+}
+
+type IngestionConfig {
+  recipe: String!
+  version: String
+  executorId: String!
+  debugMode: Boolean
+}
+
+"query matches the source name (case-insensitive substring)."
+input ListIngestionSourcesInput {
+  start: Int
+  count: Int
+  query: String
+  filters: [FacetFilterInput!]
+}
+
+type ListIngestionSourcesResult {
+  start: Int!
+  count: Int!
+  total: Int!
+  ingestionSources: [IngestionSource!]!
+}
+`, BuiltIn: false},
 	{Name: "../../graphql/entity.graphqls", Input: `# catalogd's GraphQL schema: a subset of DataHub's
 # (datahub-graphql-core/src/main/resources/entity.graphql) with the same type,
 # field, input and enum names, so that queries real DataHub clients send
@@ -1663,6 +1944,58 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func childFields_AccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "accessToken":
+		return fieldContext_AccessToken_accessToken(ctx, ec, field)
+	case "metadata":
+		return fieldContext_AccessToken_metadata(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccessToken", field.Name)
+}
+
+func childFields_AccessTokenMetadata(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "urn":
+		return fieldContext_AccessTokenMetadata_urn(ctx, ec, field)
+	case "id":
+		return fieldContext_AccessTokenMetadata_id(ctx, ec, field)
+	case "name":
+		return fieldContext_AccessTokenMetadata_name(ctx, ec, field)
+	case "description":
+		return fieldContext_AccessTokenMetadata_description(ctx, ec, field)
+	case "actorUrn":
+		return fieldContext_AccessTokenMetadata_actorUrn(ctx, ec, field)
+	case "ownerUrn":
+		return fieldContext_AccessTokenMetadata_ownerUrn(ctx, ec, field)
+	case "createdAt":
+		return fieldContext_AccessTokenMetadata_createdAt(ctx, ec, field)
+	case "expiresAt":
+		return fieldContext_AccessTokenMetadata_expiresAt(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccessTokenMetadata", field.Name)
+}
+
+func childFields_ActorFilter(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "users":
+		return fieldContext_ActorFilter_users(ctx, ec, field)
+	case "groups":
+		return fieldContext_ActorFilter_groups(ctx, ec, field)
+	case "roles":
+		return fieldContext_ActorFilter_roles(ctx, ec, field)
+	case "resourceOwners":
+		return fieldContext_ActorFilter_resourceOwners(ctx, ec, field)
+	case "resourceOwnersTypes":
+		return fieldContext_ActorFilter_resourceOwnersTypes(ctx, ec, field)
+	case "allUsers":
+		return fieldContext_ActorFilter_allUsers(ctx, ec, field)
+	case "allGroups":
+		return fieldContext_ActorFilter_allGroups(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActorFilter", field.Name)
+}
+
 func childFields_AggregationMetadata(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "value":
@@ -2741,6 +3074,46 @@ func childFields_GlossaryTerms(ctx context.Context, ec *executionContext, field 
 	return nil, fmt.Errorf("no field named %q was found under type GlossaryTerms", field.Name)
 }
 
+func childFields_IngestionConfig(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipe":
+		return fieldContext_IngestionConfig_recipe(ctx, ec, field)
+	case "version":
+		return fieldContext_IngestionConfig_version(ctx, ec, field)
+	case "executorId":
+		return fieldContext_IngestionConfig_executorId(ctx, ec, field)
+	case "debugMode":
+		return fieldContext_IngestionConfig_debugMode(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IngestionConfig", field.Name)
+}
+
+func childFields_IngestionSchedule(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "timezone":
+		return fieldContext_IngestionSchedule_timezone(ctx, ec, field)
+	case "interval":
+		return fieldContext_IngestionSchedule_interval(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IngestionSchedule", field.Name)
+}
+
+func childFields_IngestionSource(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "urn":
+		return fieldContext_IngestionSource_urn(ctx, ec, field)
+	case "type":
+		return fieldContext_IngestionSource_type(ctx, ec, field)
+	case "name":
+		return fieldContext_IngestionSource_name(ctx, ec, field)
+	case "schedule":
+		return fieldContext_IngestionSource_schedule(ctx, ec, field)
+	case "config":
+		return fieldContext_IngestionSource_config(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IngestionSource", field.Name)
+}
+
 func childFields_InstitutionalMemory(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "elements":
@@ -2781,6 +3154,20 @@ func childFields_LineageRelationship(ctx context.Context, ec *executionContext, 
 	return nil, fmt.Errorf("no field named %q was found under type LineageRelationship", field.Name)
 }
 
+func childFields_ListAccessTokenResult(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return fieldContext_ListAccessTokenResult_start(ctx, ec, field)
+	case "count":
+		return fieldContext_ListAccessTokenResult_count(ctx, ec, field)
+	case "total":
+		return fieldContext_ListAccessTokenResult_total(ctx, ec, field)
+	case "tokens":
+		return fieldContext_ListAccessTokenResult_tokens(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListAccessTokenResult", field.Name)
+}
+
 func childFields_ListDomainsResult(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "start":
@@ -2807,6 +3194,34 @@ func childFields_ListGroupsResult(ctx context.Context, ec *executionContext, fie
 		return fieldContext_ListGroupsResult_groups(ctx, ec, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ListGroupsResult", field.Name)
+}
+
+func childFields_ListIngestionSourcesResult(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return fieldContext_ListIngestionSourcesResult_start(ctx, ec, field)
+	case "count":
+		return fieldContext_ListIngestionSourcesResult_count(ctx, ec, field)
+	case "total":
+		return fieldContext_ListIngestionSourcesResult_total(ctx, ec, field)
+	case "ingestionSources":
+		return fieldContext_ListIngestionSourcesResult_ingestionSources(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListIngestionSourcesResult", field.Name)
+}
+
+func childFields_ListPoliciesResult(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return fieldContext_ListPoliciesResult_start(ctx, ec, field)
+	case "count":
+		return fieldContext_ListPoliciesResult_count(ctx, ec, field)
+	case "total":
+		return fieldContext_ListPoliciesResult_total(ctx, ec, field)
+	case "policies":
+		return fieldContext_ListPoliciesResult_policies(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListPoliciesResult", field.Name)
 }
 
 func childFields_ListUsersResult(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2985,6 +3400,72 @@ func childFields_PlatformPrivileges(ctx context.Context, ec *executionContext, f
 		return fieldContext_PlatformPrivileges_manageOwnershipTypes(ctx, ec, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlatformPrivileges", field.Name)
+}
+
+func childFields_Policy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "urn":
+		return fieldContext_Policy_urn(ctx, ec, field)
+	case "type":
+		return fieldContext_Policy_type(ctx, ec, field)
+	case "name":
+		return fieldContext_Policy_name(ctx, ec, field)
+	case "state":
+		return fieldContext_Policy_state(ctx, ec, field)
+	case "description":
+		return fieldContext_Policy_description(ctx, ec, field)
+	case "resources":
+		return fieldContext_Policy_resources(ctx, ec, field)
+	case "privileges":
+		return fieldContext_Policy_privileges(ctx, ec, field)
+	case "actors":
+		return fieldContext_Policy_actors(ctx, ec, field)
+	case "editable":
+		return fieldContext_Policy_editable(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Policy", field.Name)
+}
+
+func childFields_PolicyMatchCriterion(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return fieldContext_PolicyMatchCriterion_field(ctx, ec, field)
+	case "values":
+		return fieldContext_PolicyMatchCriterion_values(ctx, ec, field)
+	case "condition":
+		return fieldContext_PolicyMatchCriterion_condition(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PolicyMatchCriterion", field.Name)
+}
+
+func childFields_PolicyMatchCriterionValue(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return fieldContext_PolicyMatchCriterionValue_value(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PolicyMatchCriterionValue", field.Name)
+}
+
+func childFields_PolicyMatchFilter(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "criteria":
+		return fieldContext_PolicyMatchFilter_criteria(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PolicyMatchFilter", field.Name)
+}
+
+func childFields_ResourceFilter(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return fieldContext_ResourceFilter_type(ctx, ec, field)
+	case "resources":
+		return fieldContext_ResourceFilter_resources(ctx, ec, field)
+	case "allResources":
+		return fieldContext_ResourceFilter_allResources(ctx, ec, field)
+	case "filter":
+		return fieldContext_ResourceFilter_filter(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResourceFilter", field.Name)
 }
 
 func childFields_SchemaField(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3715,6 +4196,20 @@ func field_Mutation_batchRemoveTerms_args(ctx context.Context, ec *executionCont
 	return args, nil
 }
 
+func field_Mutation_createAccessToken_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateAccessTokenInput, error) {
+			return unmarshalNCreateAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateAccessTokenInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func field_Mutation_createDomain_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3771,6 +4266,34 @@ func field_Mutation_createGroup_args(ctx context.Context, ec *executionContext, 
 	return args, nil
 }
 
+func field_Mutation_createIngestionSource_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateIngestionSourceInput, error) {
+			return unmarshalNUpdateIngestionSourceInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func field_Mutation_createPolicy_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PolicyUpdateInput, error) {
+			return unmarshalNPolicyUpdateInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyUpdateInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func field_Mutation_createTag_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3786,6 +4309,20 @@ func field_Mutation_createTag_args(ctx context.Context, ec *executionContext, ra
 }
 
 func field_Mutation_deleteGlossaryEntity_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
+		func(ctx context.Context, v any) (string, error) {
+			return unmarshalNString2string(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["urn"] = arg0
+	return args, nil
+}
+
+func field_Mutation_deletePolicy_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
@@ -3897,6 +4434,20 @@ func field_Mutation_removeUser_args(ctx context.Context, ec *executionContext, r
 	return args, nil
 }
 
+func field_Mutation_revokeAccessToken_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tokenId",
+		func(ctx context.Context, v any) (string, error) {
+			return unmarshalNString2string(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tokenId"] = arg0
+	return args, nil
+}
+
 func field_Mutation_setDomain_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4005,6 +4556,28 @@ func field_Mutation_updateDescription_args(ctx context.Context, ec *executionCon
 	return args, nil
 }
 
+func field_Mutation_updateIngestionSource_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
+		func(ctx context.Context, v any) (string, error) {
+			return unmarshalNString2string(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["urn"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateIngestionSourceInput, error) {
+			return unmarshalNUpdateIngestionSourceInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func field_Mutation_updateName_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4030,6 +4603,28 @@ func field_Mutation_updateParentNode_args(ctx context.Context, ec *executionCont
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func field_Mutation_updatePolicy_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
+		func(ctx context.Context, v any) (string, error) {
+			return unmarshalNString2string(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["urn"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PolicyUpdateInput, error) {
+			return unmarshalNPolicyUpdateInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyUpdateInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -4279,6 +4874,20 @@ func field_Query_entity_args(ctx context.Context, ec *executionContext, rawArgs 
 	return args, nil
 }
 
+func field_Query_getAccessToken_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GetAccessTokenInput, error) {
+			return unmarshalNGetAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGetAccessTokenInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func field_Query_glossaryNode_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4307,6 +4916,20 @@ func field_Query_glossaryTerm_args(ctx context.Context, ec *executionContext, ra
 	return args, nil
 }
 
+func field_Query_listAccessTokens_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ListAccessTokenInput, error) {
+			return unmarshalNListAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListAccessTokenInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func field_Query_listDomains_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4327,6 +4950,34 @@ func field_Query_listGroups_args(ctx context.Context, ec *executionContext, rawA
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ListGroupsInput, error) {
 			return unmarshalNListGroupsInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListGroupsInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func field_Query_listIngestionSources_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ListIngestionSourcesInput, error) {
+			return unmarshalNListIngestionSourcesInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListIngestionSourcesInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func field_Query_listPolicies_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ListPoliciesInput, error) {
+			return unmarshalNListPoliciesInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListPoliciesInput(ctx, ec, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4492,6 +5143,406 @@ func field___Type_fields_args(ctx context.Context, ec *executionContext, rawArgs
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func _AccessToken_accessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessToken_accessToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccessToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessToken_accessToken(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessToken_metadata(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessToken_metadata(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AccessTokenMetadata) graphql.Marshaler {
+			return marshalOAccessTokenMetadata2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenMetadata(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_AccessToken_metadata(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccessToken",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_AccessTokenMetadata(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _AccessTokenMetadata_urn(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_urn(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessTokenMetadata_urn(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessTokenMetadata_id(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_id(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessTokenMetadata_id(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessTokenMetadata_name(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_name(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessTokenMetadata_name(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessTokenMetadata_description(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_description(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_AccessTokenMetadata_description(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessTokenMetadata_actorUrn(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_actorUrn(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActorUrn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessTokenMetadata_actorUrn(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessTokenMetadata_ownerUrn(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_ownerUrn(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerUrn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessTokenMetadata_ownerUrn(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _AccessTokenMetadata_createdAt(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_createdAt(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return marshalNLong2int64(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_AccessTokenMetadata_createdAt(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type Long does not have child fields"))
+}
+
+func _AccessTokenMetadata_expiresAt(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AccessTokenMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_AccessTokenMetadata_expiresAt(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return marshalOLong2ᚖint64(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_AccessTokenMetadata_expiresAt(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccessTokenMetadata", field, false, false, errors.New("field of type Long does not have child fields"))
+}
+
+func _ActorFilter_users(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_users(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Users, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return marshalOString2ᚕstringᚄ(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ActorFilter_users(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _ActorFilter_groups(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_groups(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Groups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return marshalOString2ᚕstringᚄ(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ActorFilter_groups(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _ActorFilter_roles(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_roles(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Roles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return marshalOString2ᚕstringᚄ(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ActorFilter_roles(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _ActorFilter_resourceOwners(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_resourceOwners(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResourceOwners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return marshalNBoolean2bool(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ActorFilter_resourceOwners(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func _ActorFilter_resourceOwnersTypes(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_resourceOwnersTypes(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResourceOwnersTypes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return marshalOString2ᚕstringᚄ(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ActorFilter_resourceOwnersTypes(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _ActorFilter_allUsers(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_allUsers(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllUsers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return marshalNBoolean2bool(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ActorFilter_allUsers(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func _ActorFilter_allGroups(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ActorFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ActorFilter_allGroups(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return marshalNBoolean2bool(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ActorFilter_allGroups(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActorFilter", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
 
 func _AggregationMetadata_value(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.AggregationMetadata) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -14529,6 +15580,277 @@ func fieldContext_GlossaryTerms_terms(_ context.Context, ec *executionContext, f
 	return fc, nil
 }
 
+func _IngestionConfig_recipe(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionConfig_recipe(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipe, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionConfig_recipe(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionConfig_version(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionConfig_version(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_IngestionConfig_version(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionConfig_executorId(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionConfig_executorId(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExecutorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionConfig_executorId(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionConfig_debugMode(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionConfig_debugMode(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DebugMode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return marshalOBoolean2ᚖbool(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_IngestionConfig_debugMode(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func _IngestionSchedule_timezone(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSchedule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSchedule_timezone(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_IngestionSchedule_timezone(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionSchedule", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionSchedule_interval(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSchedule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSchedule_interval(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionSchedule_interval(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionSchedule", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionSource_urn(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSource_urn(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionSource_urn(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionSource_type(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSource_type(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionSource_type(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionSource_name(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSource_name(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionSource_name(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IngestionSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _IngestionSource_schedule(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSource_schedule(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Schedule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.IngestionSchedule) graphql.Marshaler {
+			return marshalOIngestionSchedule2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionSchedule(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_IngestionSource_schedule(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "IngestionSource",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_IngestionSchedule(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _IngestionSource_config(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.IngestionSource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_IngestionSource_config(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Config, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.IngestionConfig) graphql.Marshaler {
+			return marshalNIngestionConfig2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionConfig(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_IngestionSource_config(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "IngestionSource",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_IngestionConfig(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
 func _InstitutionalMemory_elements(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.InstitutionalMemory) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14827,6 +16149,107 @@ func fieldContext_LineageRelationship_paths(_ context.Context, ec *executionCont
 	return fc, nil
 }
 
+func _ListAccessTokenResult_start(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListAccessTokenResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListAccessTokenResult_start(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListAccessTokenResult_start(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListAccessTokenResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListAccessTokenResult_count(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListAccessTokenResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListAccessTokenResult_count(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListAccessTokenResult_count(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListAccessTokenResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListAccessTokenResult_total(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListAccessTokenResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListAccessTokenResult_total(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListAccessTokenResult_total(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListAccessTokenResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListAccessTokenResult_tokens(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListAccessTokenResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListAccessTokenResult_tokens(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AccessTokenMetadata) graphql.Marshaler {
+			return marshalNAccessTokenMetadata2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenMetadataᚄ(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListAccessTokenResult_tokens(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListAccessTokenResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_AccessTokenMetadata(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
 func _ListDomainsResult_start(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListDomainsResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15024,6 +16447,208 @@ func fieldContext_ListGroupsResult_groups(_ context.Context, ec *executionContex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return childFields_CorpGroup(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _ListIngestionSourcesResult_start(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListIngestionSourcesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListIngestionSourcesResult_start(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListIngestionSourcesResult_start(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListIngestionSourcesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListIngestionSourcesResult_count(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListIngestionSourcesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListIngestionSourcesResult_count(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListIngestionSourcesResult_count(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListIngestionSourcesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListIngestionSourcesResult_total(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListIngestionSourcesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListIngestionSourcesResult_total(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListIngestionSourcesResult_total(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListIngestionSourcesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListIngestionSourcesResult_ingestionSources(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListIngestionSourcesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListIngestionSourcesResult_ingestionSources(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IngestionSources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.IngestionSource) graphql.Marshaler {
+			return marshalNIngestionSource2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionSourceᚄ(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListIngestionSourcesResult_ingestionSources(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListIngestionSourcesResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_IngestionSource(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _ListPoliciesResult_start(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListPoliciesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListPoliciesResult_start(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListPoliciesResult_start(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListPoliciesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListPoliciesResult_count(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListPoliciesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListPoliciesResult_count(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListPoliciesResult_count(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListPoliciesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListPoliciesResult_total(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListPoliciesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListPoliciesResult_total(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return marshalNInt2int(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListPoliciesResult_total(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListPoliciesResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func _ListPoliciesResult_policies(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ListPoliciesResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ListPoliciesResult_policies(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Policies, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Policy) graphql.Marshaler {
+			return marshalNPolicy2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyᚄ(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ListPoliciesResult_policies(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListPoliciesResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_Policy(ctx, ec, field)
 		},
 	}
 	return fc, nil
@@ -17387,6 +19012,314 @@ func fieldContext_Mutation_updateCorpGroupProperties(ctx context.Context, ec *ex
 	return fc, nil
 }
 
+func _Mutation_createAccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_createAccessToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAccessToken(ctx, fc.Args["input"].(model.CreateAccessTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AccessToken) graphql.Marshaler {
+			return marshalOAccessToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessToken(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_createAccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_AccessToken(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_createAccessToken_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_revokeAccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_revokeAccessToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeAccessToken(ctx, fc.Args["tokenId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return marshalNBoolean2bool(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Mutation_revokeAccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_revokeAccessToken_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_createPolicy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_createPolicy(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreatePolicy(ctx, fc.Args["input"].(model.PolicyUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_createPolicy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_createPolicy_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_updatePolicy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_updatePolicy(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdatePolicy(ctx, fc.Args["urn"].(string), fc.Args["input"].(model.PolicyUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_updatePolicy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_updatePolicy_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_deletePolicy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_deletePolicy(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeletePolicy(ctx, fc.Args["urn"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_deletePolicy(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_deletePolicy_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_createIngestionSource(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_createIngestionSource(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateIngestionSource(ctx, fc.Args["input"].(model.UpdateIngestionSourceInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_createIngestionSource(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_createIngestionSource_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_updateIngestionSource(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_updateIngestionSource(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateIngestionSource(ctx, fc.Args["urn"].(string), fc.Args["input"].(model.UpdateIngestionSourceInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_updateIngestionSource(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_updateIngestionSource_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func _Owner_owner(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17996,6 +19929,364 @@ func _PlatformPrivileges_manageOwnershipTypes(ctx context.Context, ec *execution
 }
 func fieldContext_PlatformPrivileges_manageOwnershipTypes(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func _Policy_urn(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_urn(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_urn(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _Policy_type(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_type(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PolicyType) graphql.Marshaler {
+			return marshalNPolicyType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyType(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_type(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type PolicyType does not have child fields"))
+}
+
+func _Policy_name(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_name(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_name(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _Policy_state(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_state(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PolicyState) graphql.Marshaler {
+			return marshalNPolicyState2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyState(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_state(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type PolicyState does not have child fields"))
+}
+
+func _Policy_description(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_description(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Policy_description(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _Policy_resources(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_resources(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Resources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ResourceFilter) graphql.Marshaler {
+			return marshalOResourceFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResourceFilter(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Policy_resources(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Policy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_ResourceFilter(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _Policy_privileges(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_privileges(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Privileges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return marshalNString2ᚕstringᚄ(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_privileges(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _Policy_actors(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_actors(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ActorFilter) graphql.Marshaler {
+			return marshalNActorFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐActorFilter(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_actors(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Policy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_ActorFilter(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _Policy_editable(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Policy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Policy_editable(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Editable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return marshalNBoolean2bool(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Policy_editable(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Policy", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func _PolicyMatchCriterion_field(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.PolicyMatchCriterion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_PolicyMatchCriterion_field(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_PolicyMatchCriterion_field(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PolicyMatchCriterion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _PolicyMatchCriterion_values(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.PolicyMatchCriterion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_PolicyMatchCriterion_values(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Values, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PolicyMatchCriterionValue) graphql.Marshaler {
+			return marshalNPolicyMatchCriterionValue2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionValueᚄ(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_PolicyMatchCriterion_values(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PolicyMatchCriterion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_PolicyMatchCriterionValue(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _PolicyMatchCriterion_condition(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.PolicyMatchCriterion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_PolicyMatchCriterion_condition(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Condition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PolicyMatchCondition) graphql.Marshaler {
+			return marshalNPolicyMatchCondition2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCondition(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_PolicyMatchCriterion_condition(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PolicyMatchCriterion", field, false, false, errors.New("field of type PolicyMatchCondition does not have child fields"))
+}
+
+func _PolicyMatchCriterionValue_value(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.PolicyMatchCriterionValue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_PolicyMatchCriterionValue_value(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_PolicyMatchCriterionValue_value(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PolicyMatchCriterionValue", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _PolicyMatchFilter_criteria(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.PolicyMatchFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_PolicyMatchFilter_criteria(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Criteria, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PolicyMatchCriterion) graphql.Marshaler {
+			return marshalOPolicyMatchCriterion2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionᚄ(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_PolicyMatchFilter_criteria(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PolicyMatchFilter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_PolicyMatchCriterion(ctx, ec, field)
+		},
+	}
+	return fc, nil
 }
 
 func _Query_me(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -19174,6 +21465,182 @@ func fieldContext_Query_listDomains(ctx context.Context, ec *executionContext, f
 	return fc, nil
 }
 
+func _Query_listAccessTokens(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Query_listAccessTokens(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ListAccessTokens(ctx, fc.Args["input"].(model.ListAccessTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ListAccessTokenResult) graphql.Marshaler {
+			return marshalNListAccessTokenResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListAccessTokenResult(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_Query_listAccessTokens(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_ListAccessTokenResult(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Query_listAccessTokens_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Query_getAccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Query_getAccessToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().GetAccessToken(ctx, fc.Args["input"].(model.GetAccessTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AccessToken) graphql.Marshaler {
+			return marshalOAccessToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessToken(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Query_getAccessToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_AccessToken(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Query_getAccessToken_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Query_listPolicies(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Query_listPolicies(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ListPolicies(ctx, fc.Args["input"].(model.ListPoliciesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ListPoliciesResult) graphql.Marshaler {
+			return marshalOListPoliciesResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListPoliciesResult(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Query_listPolicies(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_ListPoliciesResult(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Query_listPolicies_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Query_listIngestionSources(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Query_listIngestionSources(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ListIngestionSources(ctx, fc.Args["input"].(model.ListIngestionSourcesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ListIngestionSourcesResult) graphql.Marshaler {
+			return marshalOListIngestionSourcesResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListIngestionSourcesResult(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Query_listIngestionSources(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_ListIngestionSourcesResult(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Query_listIngestionSources_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func _Query___type(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19245,6 +21712,107 @@ func fieldContext_Query___schema(_ context.Context, ec *executionContext, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return childFields___Schema(ctx, ec, field)
+		},
+	}
+	return fc, nil
+}
+
+func _ResourceFilter_type(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ResourceFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ResourceFilter_type(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return marshalOString2ᚖstring(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ResourceFilter_type(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResourceFilter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _ResourceFilter_resources(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ResourceFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ResourceFilter_resources(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Resources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return marshalOString2ᚕstringᚄ(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ResourceFilter_resources(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResourceFilter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func _ResourceFilter_allResources(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ResourceFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ResourceFilter_allResources(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllResources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return marshalOBoolean2ᚖbool(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ResourceFilter_allResources(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResourceFilter", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func _ResourceFilter_filter(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ResourceFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ResourceFilter_filter(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PolicyMatchFilter) graphql.Marshaler {
+			return marshalOPolicyMatchFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchFilter(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_ResourceFilter_filter(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ResourceFilter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_PolicyMatchFilter(ctx, ec, field)
 		},
 	}
 	return fc, nil
@@ -21753,6 +24321,78 @@ func fieldContext___Type_isOneOf(_ context.Context, ec *executionContext, field 
 
 // region    **************************** input.gotpl *****************************
 
+func unmarshalInputActorFilterInput(ctx context.Context, ec *executionContext, obj any) (model.ActorFilterInput, error) {
+	var it model.ActorFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"users", "groups", "roles", "resourceOwners", "resourceOwnersTypes", "allUsers", "allGroups"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "users":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Users = data
+		case "groups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groups"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Groups = data
+		case "roles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roles"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Roles = data
+		case "resourceOwners":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resourceOwners"))
+			data, err := unmarshalNBoolean2bool(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResourceOwners = data
+		case "resourceOwnersTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resourceOwnersTypes"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResourceOwnersTypes = data
+		case "allUsers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allUsers"))
+			data, err := unmarshalNBoolean2bool(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllUsers = data
+		case "allGroups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allGroups"))
+			data, err := unmarshalNBoolean2bool(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllGroups = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputAddGroupMembersInput(ctx context.Context, ec *executionContext, obj any) (model.AddGroupMembersInput, error) {
 	var it model.AddGroupMembersInput
 	if obj == nil {
@@ -22441,6 +25081,64 @@ func unmarshalInputCorpGroupUpdateInput(ctx context.Context, ec *executionContex
 	return it, nil
 }
 
+func unmarshalInputCreateAccessTokenInput(ctx context.Context, ec *executionContext, obj any) (model.CreateAccessTokenInput, error) {
+	var it model.CreateAccessTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "actorUrn", "duration", "name", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := unmarshalNAccessTokenType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenType(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "actorUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actorUrn"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActorUrn = data
+		case "duration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("duration"))
+			data, err := unmarshalNAccessTokenDuration2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenDuration(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Duration = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputCreateDomainInput(ctx context.Context, ec *executionContext, obj any) (model.CreateDomainInput, error) {
 	var it model.CreateDomainInput
 	if obj == nil {
@@ -22740,6 +25438,50 @@ func unmarshalInputFacetFilterInput(ctx context.Context, ec *executionContext, o
 	return it, nil
 }
 
+func unmarshalInputGetAccessTokenInput(ctx context.Context, ec *executionContext, obj any) (model.GetAccessTokenInput, error) {
+	var it model.GetAccessTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "actorUrn", "duration"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := unmarshalNAccessTokenType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenType(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "actorUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actorUrn"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActorUrn = data
+		case "duration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("duration"))
+			data, err := unmarshalNAccessTokenDuration2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenDuration(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Duration = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputLineageInput(ctx context.Context, ec *executionContext, obj any) (model.LineageInput, error) {
 	var it model.LineageInput
 	if obj == nil {
@@ -22800,6 +25542,50 @@ func unmarshalInputLineageInput(ctx context.Context, ec *executionContext, obj a
 				return it, err
 			}
 			it.EndTimeMillis = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputListAccessTokenInput(ctx context.Context, ec *executionContext, obj any) (model.ListAccessTokenInput, error) {
+	var it model.ListAccessTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "count", "filters"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := unmarshalOInt2ᚖint(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := unmarshalOInt2ᚖint(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "filters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filters"))
+			data, err := unmarshalOFacetFilterInput2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐFacetFilterInputᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filters = data
 		}
 	}
 	return it, nil
@@ -22900,6 +25686,108 @@ func unmarshalInputListGroupsInput(ctx context.Context, ec *executionContext, ob
 	return it, nil
 }
 
+func unmarshalInputListIngestionSourcesInput(ctx context.Context, ec *executionContext, obj any) (model.ListIngestionSourcesInput, error) {
+	var it model.ListIngestionSourcesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "count", "query", "filters"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := unmarshalOInt2ᚖint(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := unmarshalOInt2ᚖint(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "query":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("query"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Query = data
+		case "filters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filters"))
+			data, err := unmarshalOFacetFilterInput2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐFacetFilterInputᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filters = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputListPoliciesInput(ctx context.Context, ec *executionContext, obj any) (model.ListPoliciesInput, error) {
+	var it model.ListPoliciesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "count", "query", "orFilters"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := unmarshalOInt2ᚖint(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := unmarshalOInt2ᚖint(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "query":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("query"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Query = data
+		case "orFilters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orFilters"))
+			data, err := unmarshalOAndFilterInput2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAndFilterInputᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrFilters = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputListUsersInput(ctx context.Context, ec *executionContext, obj any) (model.ListUsersInput, error) {
 	var it model.ListUsersInput
 	if obj == nil {
@@ -22990,6 +25878,152 @@ func unmarshalInputOwnerInput(ctx context.Context, ec *executionContext, obj any
 				return it, err
 			}
 			it.OwnershipTypeUrn = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputPolicyMatchCriterionInput(ctx context.Context, ec *executionContext, obj any) (model.PolicyMatchCriterionInput, error) {
+	var it model.PolicyMatchCriterionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"field", "values", "condition"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "values":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("values"))
+			data, err := unmarshalNString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Values = data
+		case "condition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("condition"))
+			data, err := unmarshalNPolicyMatchCondition2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCondition(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Condition = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputPolicyMatchFilterInput(ctx context.Context, ec *executionContext, obj any) (model.PolicyMatchFilterInput, error) {
+	var it model.PolicyMatchFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"criteria"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "criteria":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("criteria"))
+			data, err := unmarshalOPolicyMatchCriterionInput2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionInputᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Criteria = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputPolicyUpdateInput(ctx context.Context, ec *executionContext, obj any) (model.PolicyUpdateInput, error) {
+	var it model.PolicyUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "name", "state", "description", "resources", "privileges", "actors"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := unmarshalNPolicyType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyType(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "state":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
+			data, err := unmarshalNPolicyState2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyState(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.State = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "resources":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resources"))
+			data, err := unmarshalOResourceFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResourceFilterInput(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Resources = data
+		case "privileges":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privileges"))
+			data, err := unmarshalNString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Privileges = data
+		case "actors":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actors"))
+			data, err := unmarshalNActorFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐActorFilterInput(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Actors = data
 		}
 	}
 	return it, nil
@@ -23129,6 +26163,57 @@ func unmarshalInputRemoveOwnerInput(ctx context.Context, ec *executionContext, o
 				return it, err
 			}
 			it.ResourceUrn = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputResourceFilterInput(ctx context.Context, ec *executionContext, obj any) (model.ResourceFilterInput, error) {
+	var it model.ResourceFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "resources", "allResources", "filter"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "resources":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resources"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Resources = data
+		case "allResources":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allResources"))
+			data, err := unmarshalOBoolean2ᚖbool(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllResources = data
+		case "filter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filter"))
+			data, err := unmarshalOPolicyMatchFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchFilterInput(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filter = data
 		}
 	}
 	return it, nil
@@ -23619,6 +26704,152 @@ func unmarshalInputUpdateDeprecationInput(ctx context.Context, ec *executionCont
 	return it, nil
 }
 
+func unmarshalInputUpdateIngestionSourceConfigInput(ctx context.Context, ec *executionContext, obj any) (model.UpdateIngestionSourceConfigInput, error) {
+	var it model.UpdateIngestionSourceConfigInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"recipe", "version", "executorId", "debugMode"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "recipe":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipe"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recipe = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "executorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("executorId"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExecutorID = data
+		case "debugMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("debugMode"))
+			data, err := unmarshalOBoolean2ᚖbool(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.DebugMode = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputUpdateIngestionSourceInput(ctx context.Context, ec *executionContext, obj any) (model.UpdateIngestionSourceInput, error) {
+	var it model.UpdateIngestionSourceInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "type", "description", "schedule", "config"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "schedule":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("schedule"))
+			data, err := unmarshalOUpdateIngestionSourceScheduleInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceScheduleInput(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Schedule = data
+		case "config":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("config"))
+			data, err := unmarshalNUpdateIngestionSourceConfigInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceConfigInput(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Config = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputUpdateIngestionSourceScheduleInput(ctx context.Context, ec *executionContext, obj any) (model.UpdateIngestionSourceScheduleInput, error) {
+	var it model.UpdateIngestionSourceScheduleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"interval", "timezone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "interval":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interval"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Interval = data
+		case "timezone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timezone"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timezone = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputUpdateNameInput(ctx context.Context, ec *executionContext, obj any) (model.UpdateNameInput, error) {
 	var it model.UpdateNameInput
 	if obj == nil {
@@ -23849,6 +27080,190 @@ func _OwnerType(ctx context.Context, ec *executionContext, sel ast.SelectionSet,
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var accessTokenImplementors = []string{"AccessToken"}
+
+func _AccessToken(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.AccessToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accessTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccessToken")
+		case "accessToken":
+			out.Values[i] = _AccessToken_accessToken(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metadata":
+			out.Values[i] = _AccessToken_metadata(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accessTokenMetadataImplementors = []string{"AccessTokenMetadata"}
+
+func _AccessTokenMetadata(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.AccessTokenMetadata) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accessTokenMetadataImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccessTokenMetadata")
+		case "urn":
+			out.Values[i] = _AccessTokenMetadata_urn(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = _AccessTokenMetadata_id(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = _AccessTokenMetadata_name(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = _AccessTokenMetadata_description(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actorUrn":
+			out.Values[i] = _AccessTokenMetadata_actorUrn(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerUrn":
+			out.Values[i] = _AccessTokenMetadata_ownerUrn(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = _AccessTokenMetadata_createdAt(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = _AccessTokenMetadata_expiresAt(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var actorFilterImplementors = []string{"ActorFilter"}
+
+func _ActorFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ActorFilter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, actorFilterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActorFilter")
+		case "users":
+			out.Values[i] = _ActorFilter_users(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "groups":
+			out.Values[i] = _ActorFilter_groups(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = _ActorFilter_roles(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resourceOwners":
+			out.Values[i] = _ActorFilter_resourceOwners(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resourceOwnersTypes":
+			out.Values[i] = _ActorFilter_resourceOwnersTypes(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "allUsers":
+			out.Values[i] = _ActorFilter_allUsers(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "allGroups":
+			out.Values[i] = _ActorFilter_allGroups(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
 
 var aggregationMetadataImplementors = []string{"AggregationMetadata"}
 
@@ -33151,6 +36566,160 @@ func _GlossaryTerms(ctx context.Context, ec *executionContext, sel ast.Selection
 	return out
 }
 
+var ingestionConfigImplementors = []string{"IngestionConfig"}
+
+func _IngestionConfig(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.IngestionConfig) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ingestionConfigImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IngestionConfig")
+		case "recipe":
+			out.Values[i] = _IngestionConfig_recipe(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = _IngestionConfig_version(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "executorId":
+			out.Values[i] = _IngestionConfig_executorId(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "debugMode":
+			out.Values[i] = _IngestionConfig_debugMode(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ingestionScheduleImplementors = []string{"IngestionSchedule"}
+
+func _IngestionSchedule(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.IngestionSchedule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ingestionScheduleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IngestionSchedule")
+		case "timezone":
+			out.Values[i] = _IngestionSchedule_timezone(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "interval":
+			out.Values[i] = _IngestionSchedule_interval(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ingestionSourceImplementors = []string{"IngestionSource"}
+
+func _IngestionSource(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.IngestionSource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ingestionSourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IngestionSource")
+		case "urn":
+			out.Values[i] = _IngestionSource_urn(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = _IngestionSource_type(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = _IngestionSource_name(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "schedule":
+			out.Values[i] = _IngestionSource_schedule(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "config":
+			out.Values[i] = _IngestionSource_config(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var institutionalMemoryImplementors = []string{"InstitutionalMemory"}
 
 func _InstitutionalMemory(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.InstitutionalMemory) graphql.Marshaler {
@@ -33305,6 +36874,59 @@ func _LineageRelationship(ctx context.Context, ec *executionContext, sel ast.Sel
 	return out
 }
 
+var listAccessTokenResultImplementors = []string{"ListAccessTokenResult"}
+
+func _ListAccessTokenResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ListAccessTokenResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listAccessTokenResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListAccessTokenResult")
+		case "start":
+			out.Values[i] = _ListAccessTokenResult_start(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = _ListAccessTokenResult_count(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = _ListAccessTokenResult_total(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = _ListAccessTokenResult_tokens(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var listDomainsResultImplementors = []string{"ListDomainsResult"}
 
 func _ListDomainsResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ListDomainsResult) graphql.Marshaler {
@@ -33387,6 +37009,112 @@ func _ListGroupsResult(ctx context.Context, ec *executionContext, sel ast.Select
 			}
 		case "groups":
 			out.Values[i] = _ListGroupsResult_groups(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var listIngestionSourcesResultImplementors = []string{"ListIngestionSourcesResult"}
+
+func _ListIngestionSourcesResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ListIngestionSourcesResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listIngestionSourcesResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListIngestionSourcesResult")
+		case "start":
+			out.Values[i] = _ListIngestionSourcesResult_start(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = _ListIngestionSourcesResult_count(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = _ListIngestionSourcesResult_total(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ingestionSources":
+			out.Values[i] = _ListIngestionSourcesResult_ingestionSources(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var listPoliciesResultImplementors = []string{"ListPoliciesResult"}
+
+func _ListPoliciesResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ListPoliciesResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listPoliciesResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListPoliciesResult")
+		case "start":
+			out.Values[i] = _ListPoliciesResult_start(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = _ListPoliciesResult_count(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = _ListPoliciesResult_total(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "policies":
+			out.Values[i] = _ListPoliciesResult_policies(ctx, ec, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34617,6 +38345,55 @@ func _Mutation(ctx context.Context, ec *executionContext, sel ast.SelectionSet) 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createAccessToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_createAccessToken(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "revokeAccessToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_revokeAccessToken(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createPolicy":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_createPolicy(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatePolicy":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_updatePolicy(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deletePolicy":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_deletePolicy(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createIngestionSource":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_createIngestionSource(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateIngestionSource":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_updateIngestionSource(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34905,6 +38682,208 @@ func _PlatformPrivileges(ctx context.Context, ec *executionContext, sel ast.Sele
 		case "manageOwnershipTypes":
 			out.Values[i] = _PlatformPrivileges_manageOwnershipTypes(ctx, ec, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var policyImplementors = []string{"Policy"}
+
+func _Policy(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.Policy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, policyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Policy")
+		case "urn":
+			out.Values[i] = _Policy_urn(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = _Policy_type(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = _Policy_name(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = _Policy_state(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = _Policy_description(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resources":
+			out.Values[i] = _Policy_resources(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "privileges":
+			out.Values[i] = _Policy_privileges(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actors":
+			out.Values[i] = _Policy_actors(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editable":
+			out.Values[i] = _Policy_editable(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var policyMatchCriterionImplementors = []string{"PolicyMatchCriterion"}
+
+func _PolicyMatchCriterion(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.PolicyMatchCriterion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, policyMatchCriterionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PolicyMatchCriterion")
+		case "field":
+			out.Values[i] = _PolicyMatchCriterion_field(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "values":
+			out.Values[i] = _PolicyMatchCriterion_values(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "condition":
+			out.Values[i] = _PolicyMatchCriterion_condition(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var policyMatchCriterionValueImplementors = []string{"PolicyMatchCriterionValue"}
+
+func _PolicyMatchCriterionValue(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.PolicyMatchCriterionValue) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, policyMatchCriterionValueImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PolicyMatchCriterionValue")
+		case "value":
+			out.Values[i] = _PolicyMatchCriterionValue_value(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var policyMatchFilterImplementors = []string{"PolicyMatchFilter"}
+
+func _PolicyMatchFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.PolicyMatchFilter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, policyMatchFilterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PolicyMatchFilter")
+		case "criteria":
+			out.Values[i] = _PolicyMatchFilter_criteria(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -35542,6 +39521,94 @@ func _Query(ctx context.Context, ec *executionContext, sel ast.SelectionSet) gra
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "listAccessTokens":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = _Query_listAccessTokens(ctx, ec, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "getAccessToken":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = _Query_getAccessToken(ctx, ec, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "listPolicies":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = _Query_listPolicies(ctx, ec, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "listIngestionSources":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = _Query_listIngestionSources(ctx, ec, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return _Query___type(ctx, ec, field)
@@ -35555,6 +39622,59 @@ func _Query(ctx context.Context, ec *executionContext, sel ast.SelectionSet) gra
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var resourceFilterImplementors = []string{"ResourceFilter"}
+
+func _ResourceFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ResourceFilter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, resourceFilterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResourceFilter")
+		case "type":
+			out.Values[i] = _ResourceFilter_type(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resources":
+			out.Values[i] = _ResourceFilter_resources(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "allResources":
+			out.Values[i] = _ResourceFilter_allResources(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "filter":
+			out.Values[i] = _ResourceFilter_filter(ctx, ec, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -36843,6 +40963,67 @@ func ___Type(ctx context.Context, ec *executionContext, sel ast.SelectionSet, ob
 
 // region    ***************************** type.gotpl *****************************
 
+func unmarshalNAccessTokenDuration2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenDuration(ctx context.Context, ec *executionContext, v any) (model.AccessTokenDuration, error) {
+	var res model.AccessTokenDuration
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNAccessTokenDuration2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenDuration(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v model.AccessTokenDuration) graphql.Marshaler {
+	return v
+}
+
+func marshalNAccessTokenMetadata2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenMetadataᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.AccessTokenMetadata) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return marshalNAccessTokenMetadata2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenMetadata(ctx, ec, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func marshalNAccessTokenMetadata2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenMetadata(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.AccessTokenMetadata) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _AccessTokenMetadata(ctx, ec, sel, v)
+}
+
+func unmarshalNAccessTokenType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenType(ctx context.Context, ec *executionContext, v any) (model.AccessTokenType, error) {
+	var res model.AccessTokenType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNAccessTokenType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenType(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v model.AccessTokenType) graphql.Marshaler {
+	return v
+}
+
+func marshalNActorFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐActorFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ActorFilter) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _ActorFilter(ctx, ec, sel, v)
+}
+
+func unmarshalNActorFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐActorFilterInput(ctx context.Context, ec *executionContext, v any) (*model.ActorFilterInput, error) {
+	res, err := unmarshalInputActorFilterInput(ctx, ec, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func unmarshalNAddGroupMembersInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAddGroupMembersInput(ctx context.Context, ec *executionContext, v any) (model.AddGroupMembersInput, error) {
 	res, err := unmarshalInputAddGroupMembersInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -37094,6 +41275,11 @@ func marshalNCorpUser2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphql
 	return _CorpUser(ctx, ec, sel, v)
 }
 
+func unmarshalNCreateAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateAccessTokenInput(ctx context.Context, ec *executionContext, v any) (model.CreateAccessTokenInput, error) {
+	res, err := unmarshalInputCreateAccessTokenInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func unmarshalNCreateDomainInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateDomainInput(ctx context.Context, ec *executionContext, v any) (model.CreateDomainInput, error) {
 	res, err := unmarshalInputCreateDomainInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -37278,6 +41464,11 @@ func marshalNFacetMetadata2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgr
 	return _FacetMetadata(ctx, ec, sel, v)
 }
 
+func unmarshalNGetAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGetAccessTokenInput(ctx context.Context, ec *executionContext, v any) (model.GetAccessTokenInput, error) {
+	res, err := unmarshalInputGetAccessTokenInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func marshalNGlossaryNode2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGlossaryNodeᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.GlossaryNode) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -37322,6 +41513,42 @@ func marshalNGlossaryTermAssociation2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋint
 		return graphql.Null
 	}
 	return _GlossaryTermAssociation(ctx, ec, sel, v)
+}
+
+func marshalNIngestionConfig2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionConfig(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.IngestionConfig) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _IngestionConfig(ctx, ec, sel, v)
+}
+
+func marshalNIngestionSource2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionSourceᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.IngestionSource) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return marshalNIngestionSource2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionSource(ctx, ec, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func marshalNIngestionSource2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionSource(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.IngestionSource) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _IngestionSource(ctx, ec, sel, v)
 }
 
 func marshalNInstitutionalMemoryMetadata2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐInstitutionalMemoryMetadataᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.InstitutionalMemoryMetadata) graphql.Marshaler {
@@ -37407,6 +41634,21 @@ func marshalNLineageRelationship2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinterna
 	return _LineageRelationship(ctx, ec, sel, v)
 }
 
+func unmarshalNListAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListAccessTokenInput(ctx context.Context, ec *executionContext, v any) (model.ListAccessTokenInput, error) {
+	res, err := unmarshalInputListAccessTokenInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNListAccessTokenResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListAccessTokenResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ListAccessTokenResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _ListAccessTokenResult(ctx, ec, sel, v)
+}
+
 func unmarshalNListDomainsInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListDomainsInput(ctx context.Context, ec *executionContext, v any) (model.ListDomainsInput, error) {
 	res, err := unmarshalInputListDomainsInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -37414,6 +41656,16 @@ func unmarshalNListDomainsInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋ
 
 func unmarshalNListGroupsInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListGroupsInput(ctx context.Context, ec *executionContext, v any) (model.ListGroupsInput, error) {
 	res, err := unmarshalInputListGroupsInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func unmarshalNListIngestionSourcesInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListIngestionSourcesInput(ctx context.Context, ec *executionContext, v any) (model.ListIngestionSourcesInput, error) {
+	res, err := unmarshalInputListIngestionSourcesInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func unmarshalNListPoliciesInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListPoliciesInput(ctx context.Context, ec *executionContext, v any) (model.ListPoliciesInput, error) {
+	res, err := unmarshalInputListPoliciesInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -37521,6 +41773,108 @@ func marshalNPlatformPrivileges2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternal
 		return graphql.Null
 	}
 	return _PlatformPrivileges(ctx, ec, sel, v)
+}
+
+func marshalNPolicy2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.Policy) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return marshalNPolicy2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicy(ctx, ec, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func marshalNPolicy2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicy(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.Policy) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _Policy(ctx, ec, sel, v)
+}
+
+func unmarshalNPolicyMatchCondition2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCondition(ctx context.Context, ec *executionContext, v any) (model.PolicyMatchCondition, error) {
+	var res model.PolicyMatchCondition
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNPolicyMatchCondition2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCondition(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v model.PolicyMatchCondition) graphql.Marshaler {
+	return v
+}
+
+func marshalNPolicyMatchCriterion2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterion(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.PolicyMatchCriterion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _PolicyMatchCriterion(ctx, ec, sel, v)
+}
+
+func unmarshalNPolicyMatchCriterionInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionInput(ctx context.Context, ec *executionContext, v any) (*model.PolicyMatchCriterionInput, error) {
+	res, err := unmarshalInputPolicyMatchCriterionInput(ctx, ec, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNPolicyMatchCriterionValue2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionValueᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.PolicyMatchCriterionValue) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return marshalNPolicyMatchCriterionValue2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionValue(ctx, ec, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func marshalNPolicyMatchCriterionValue2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionValue(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.PolicyMatchCriterionValue) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return _PolicyMatchCriterionValue(ctx, ec, sel, v)
+}
+
+func unmarshalNPolicyState2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyState(ctx context.Context, ec *executionContext, v any) (model.PolicyState, error) {
+	var res model.PolicyState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNPolicyState2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyState(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v model.PolicyState) graphql.Marshaler {
+	return v
+}
+
+func unmarshalNPolicyType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyType(ctx context.Context, ec *executionContext, v any) (model.PolicyType, error) {
+	var res model.PolicyType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalNPolicyType2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyType(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v model.PolicyType) graphql.Marshaler {
+	return v
+}
+
+func unmarshalNPolicyUpdateInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyUpdateInput(ctx context.Context, ec *executionContext, v any) (model.PolicyUpdateInput, error) {
+	res, err := unmarshalInputPolicyUpdateInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func unmarshalNRelationshipDirection2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐRelationshipDirection(ctx context.Context, ec *executionContext, v any) (model.RelationshipDirection, error) {
@@ -37745,6 +42099,16 @@ func unmarshalNUpdateDeprecationInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinter
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func unmarshalNUpdateIngestionSourceConfigInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceConfigInput(ctx context.Context, ec *executionContext, v any) (*model.UpdateIngestionSourceConfigInput, error) {
+	res, err := unmarshalInputUpdateIngestionSourceConfigInput(ctx, ec, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func unmarshalNUpdateIngestionSourceInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceInput(ctx context.Context, ec *executionContext, v any) (model.UpdateIngestionSourceInput, error) {
+	res, err := unmarshalInputUpdateIngestionSourceInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func unmarshalNUpdateNameInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateNameInput(ctx context.Context, ec *executionContext, v any) (model.UpdateNameInput, error) {
 	res, err := unmarshalInputUpdateNameInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -37893,6 +42257,20 @@ func marshalN__TypeKind2string(ctx context.Context, ec *executionContext, sel as
 		}
 	}
 	return res
+}
+
+func marshalOAccessToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessToken(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.AccessToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _AccessToken(ctx, ec, sel, v)
+}
+
+func marshalOAccessTokenMetadata2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenMetadata(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.AccessTokenMetadata) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _AccessTokenMetadata(ctx, ec, sel, v)
 }
 
 func unmarshalOAndFilterInput2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAndFilterInputᚄ(ctx context.Context, ec *executionContext, v any) ([]*model.AndFilterInput, error) {
@@ -38514,6 +42892,13 @@ func marshalOGlossaryTerms2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgr
 	return _GlossaryTerms(ctx, ec, sel, v)
 }
 
+func marshalOIngestionSchedule2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐIngestionSchedule(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.IngestionSchedule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _IngestionSchedule(ctx, ec, sel, v)
+}
+
 func marshalOInstitutionalMemory2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐInstitutionalMemory(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.InstitutionalMemory) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -38586,6 +42971,20 @@ func marshalOListGroupsResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternal�
 		return graphql.Null
 	}
 	return _ListGroupsResult(ctx, ec, sel, v)
+}
+
+func marshalOListIngestionSourcesResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListIngestionSourcesResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ListIngestionSourcesResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _ListIngestionSourcesResult(ctx, ec, sel, v)
+}
+
+func marshalOListPoliciesResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListPoliciesResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ListPoliciesResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _ListPoliciesResult(ctx, ec, sel, v)
 }
 
 func marshalOListUsersResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListUsersResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ListUsersResult) graphql.Marshaler {
@@ -38688,6 +43087,72 @@ func marshalOParentNodesResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternal�
 		return graphql.Null
 	}
 	return _ParentNodesResult(ctx, ec, sel, v)
+}
+
+func marshalOPolicyMatchCriterion2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []*model.PolicyMatchCriterion) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return marshalNPolicyMatchCriterion2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterion(ctx, ec, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func unmarshalOPolicyMatchCriterionInput2ᚕᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionInputᚄ(ctx context.Context, ec *executionContext, v any) ([]*model.PolicyMatchCriterionInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.PolicyMatchCriterionInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = unmarshalNPolicyMatchCriterionInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchCriterionInput(ctx, ec, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func marshalOPolicyMatchFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.PolicyMatchFilter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _PolicyMatchFilter(ctx, ec, sel, v)
+}
+
+func unmarshalOPolicyMatchFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐPolicyMatchFilterInput(ctx context.Context, ec *executionContext, v any) (*model.PolicyMatchFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := unmarshalInputPolicyMatchFilterInput(ctx, ec, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalOResourceFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResourceFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ResourceFilter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _ResourceFilter(ctx, ec, sel, v)
+}
+
+func unmarshalOResourceFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResourceFilterInput(ctx context.Context, ec *executionContext, v any) (*model.ResourceFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := unmarshalInputResourceFilterInput(ctx, ec, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func unmarshalOResourceRefInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResourceRefInput(ctx context.Context, ec *executionContext, v any) (*model.ResourceRefInput, error) {
@@ -38841,6 +43306,14 @@ func marshalOTagProperties2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgr
 		return graphql.Null
 	}
 	return _TagProperties(ctx, ec, sel, v)
+}
+
+func unmarshalOUpdateIngestionSourceScheduleInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceScheduleInput(ctx context.Context, ec *executionContext, v any) (*model.UpdateIngestionSourceScheduleInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := unmarshalInputUpdateIngestionSourceScheduleInput(ctx, ec, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

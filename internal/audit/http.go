@@ -78,7 +78,9 @@ func (r *Recorder) SearchHandler(writeError func(http.ResponseWriter, *http.Requ
 func (r *Recorder) parseSearch(req *http.Request) (Query, bool, error) {
 	vals := req.URL.Query()
 	now := r.now().UnixMilli()
-	q := Query{Start: now - 24*time.Hour.Milliseconds(), End: now, Size: DefaultSize, ScrollID: vals.Get("scrollId")}
+	// The default end is just past now, so that an event recorded in the
+	// current millisecond (by the request just before) is included.
+	q := Query{Start: now - 24*time.Hour.Milliseconds(), End: now + 1, Size: DefaultSize, ScrollID: vals.Get("scrollId")}
 	intParam := func(name string, dst *int64) error {
 		s := vals.Get(name)
 		if s == "" {

@@ -110,7 +110,7 @@ func (r *Recorder) Search(ctx context.Context, q Query) (Page, error) {
 		query := `SELECT id, timestamp_ms, event_type, actor_urn, entity_urn, entity_type, aspect_name, login_source,
 	source_ip, event_source, user_agent, trace_id FROM audit_event WHERE ` + where.String() +
 			` ORDER BY timestamp_ms DESC, event_type, actor_urn, id LIMIT ` + fmt.Sprint(q.Size+1)
-		rows, err := r.db.QueryContext(ctx, r.rebind(query), args...)
+		rows, err := r.db.DB.QueryContext(ctx, r.rebind(query), args...)
 		if err != nil {
 			return Page{}, &catalog.Error{Kind: catalog.Internal, Op: "search audit events", Err: err}
 		}
@@ -127,7 +127,7 @@ func (r *Recorder) Search(ctx context.Context, q Query) (Page, error) {
 		page.Events = evs
 	}
 	countQuery := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM audit_event WHERE %s LIMIT %d) capped", filter, TotalLimit)
-	if err := r.db.QueryRowContext(ctx, r.rebind(countQuery), filterArgs...).Scan(&page.Total); err != nil {
+	if err := r.db.DB.QueryRowContext(ctx, r.rebind(countQuery), filterArgs...).Scan(&page.Total); err != nil {
 		return Page{}, &catalog.Error{Kind: catalog.Internal, Op: "count audit events", Err: err}
 	}
 	return page, nil

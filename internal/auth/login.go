@@ -137,7 +137,7 @@ func (s *Service) Login(ctx context.Context, username, password, sourceIP string
 		s.recordLogin(ctx, audit.FailedLogInEvent, urn)
 		return LoginResult{}, errBadLogin
 	}
-	token, _, exp, err := s.issue(urn, Session, DefaultSessionDuration)
+	token, _, exp, err := s.issue(urn, Session, DefaultSessionDuration, false)
 	if err != nil {
 		return LoginResult{}, err
 	}

@@ -340,7 +340,7 @@ func (p *policy) appliesTo(actor string, pr *principal) bool {
 
 // Allowed reports whether actor holds any of privs on r.
 func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs ...string) (bool, error) {
-	if actor == catalog.SystemActor {
+	if actor == catalog.SystemActor || s.cfg.Disabled {
 		return true, nil
 	}
 	snap, err := s.policies.snapshot(ctx)

@@ -48,7 +48,7 @@ func randomSecret(n int) string {
 // value when absent. created reports whether this call created it. When
 // several replicas start at once, exactly one value wins and all read it.
 func (s *Service) secret(ctx context.Context, name string, n int) (value string, created bool, err error) {
-	db := s.bun
+	db := s.bun.DB // database/sql directly: bun would format the placeholders itself
 	fresh := randomSecret(n)
 	res, err := db.ExecContext(ctx, s.rebind("INSERT INTO auth_secret (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"), name, fresh)
 	if err != nil {

@@ -34,6 +34,8 @@ type Config struct {
 	// RestAuthorization also requires Get Timeseries Aspect for timeseries
 	// reads, as DataHub does with REST API authorization enabled.
 	RestAuthorization bool
+	// Disabled is the development mode: every privilege check passes.
+	Disabled bool
 }
 
 // Service authenticates callers and authorizes their actions. It is safe
@@ -248,7 +250,7 @@ func (s *Service) pollRevocations(ctx context.Context) error {
 	// last poll may carry an earlier timestamp than the poll's.
 	since := s.lastPolled - 5000
 	now := s.now().UnixMilli()
-	rows, err := s.bun.QueryContext(ctx, s.rebind("SELECT token_hash FROM auth_revocation WHERE revoked_on >= ?"), since)
+	rows, err := s.bun.DB.QueryContext(ctx, s.rebind("SELECT token_hash FROM auth_revocation WHERE revoked_on >= ?"), since)
 	if err != nil {
 		return fmt.Errorf("poll revocations: %w", err)
 	}

@@ -64,9 +64,9 @@ func ActorFrom(ctx context.Context) (Actor, bool) {
 // userURN returns the corpuser URN of a username.
 func userURN(name string) string { return catalog.NewURN("corpuser", name) }
 
-// issue signs a token of the given type for the user urn. A zero ttl means
-// no expiry (personal tokens only).
-func (s *Service) issue(urn, typ string, ttl time.Duration) (token string, id string, expiresAt int64, err error) {
+// issue signs a token of the given type for the user urn. A stateful token
+// is valid only while stored; a zero ttl means no expiry (stored tokens only).
+func (s *Service) issue(urn, typ string, ttl time.Duration, stateful bool) (token string, id string, expiresAt int64, err error) {
 	u, err := catalog.ParseURN(urn)
 	if err != nil || u.EntityType() != "corpuser" {
 		return "", "", 0, catalog.Errorf(catalog.Invalid, "actor %q is not a corpuser URN", urn)
@@ -78,7 +78,7 @@ func (s *Service) issue(urn, typ string, ttl time.Duration) (token string, id st
 			Subject: u.ID(), Issuer: issuer, ID: uuid.NewString(), IssuedAt: jwt.NewNumericDate(now),
 		},
 	}
-	if typ == Personal {
+	if stateful {
 		c.Version = statefulVersion
 	}
 	if ttl > 0 {

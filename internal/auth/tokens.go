@@ -105,7 +105,7 @@ func (s *Service) CreateAccessToken(ctx context.Context, caller, actor, name, de
 	if err := s.mayManageTokensOf(ctx, caller, actor, "create access tokens for "+actor); err != nil {
 		return "", TokenMeta{}, err
 	}
-	token, id, exp, err := s.issue(actor, Personal, ttl)
+	token, id, exp, err := s.issue(actor, Personal, ttl, true)
 	if err != nil {
 		return "", TokenMeta{}, err
 	}
@@ -134,11 +134,10 @@ func (s *Service) IssueToken(ctx context.Context, caller, actor, typ string, ttl
 	if err := s.mayManageTokensOf(ctx, caller, actor, "generate access tokens for "+actor); err != nil {
 		return "", err
 	}
-	token, _, _, err := s.issue(actor, typ, ttl)
+	token, _, _, err := s.issue(actor, typ, ttl, false)
 	if err != nil {
 		return "", err
 	}
-	// Stateless tokens are verified as session tokens: version 1.
 	return token, nil
 }
 

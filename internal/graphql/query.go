@@ -11,15 +11,11 @@ import (
 func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error) {
 	actor := actorOf(ctx)
 	r.loaderOf(ctx).prime(ctx, []string{actor})
-	return &model.AuthenticatedUser{
-		CorpUser: &model.CorpUser{Urn: actor},
-		PlatformPrivileges: &model.PlatformPrivileges{
-			ViewAnalytics: true, ManagePolicies: true, ManageIdentities: true, GeneratePersonalAccessTokens: true,
-			ManageIngestion: true, ManageSecrets: true, ManageDomains: true, ManageTests: true, ManageGlossaries: true,
-			ManageUserCredentials: true, ManageTags: true, CreateDomains: true, CreateTags: true,
-			ManageGlobalViews: true, ManageOwnershipTypes: true,
-		},
-	}, nil
+	privs, err := r.platformPrivileges(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	return &model.AuthenticatedUser{CorpUser: &model.CorpUser{Urn: actor}, PlatformPrivileges: privs}, nil
 }
 
 // one returns the entity of the given type at urn, nil when urn names

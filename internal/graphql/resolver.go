@@ -18,6 +18,7 @@ import (
 	"net/http"
 
 	generated "github.com/catalogd/catalogd/gen/graphql"
+	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/ingest"
@@ -33,6 +34,10 @@ type Config struct {
 	Ingest   *ingest.Service
 	Search   *search.Service
 	Lineage  *graph.Service
+	// Auth checks privileges and manages tokens, policies and ingestion
+	// sources; nil leaves those operations failing and grants every
+	// platform privilege in me.
+	Auth *auth.Service
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
@@ -47,10 +52,11 @@ type Resolver struct {
 	ingest  *ingest.Service
 	search  *search.Service
 	lineage *graph.Service
+	auth    *auth.Service
 }
 
 func newResolver(c Config) *Resolver {
-	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage}
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth}
 }
 
 type actorKey struct{}

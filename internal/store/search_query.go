@@ -182,6 +182,15 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, rank str
 		"bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", cols + " : (" + strings.Join(parts, " AND ") + ")"
 }
 
+// crossJoin is a join that SQLite's planner may not reorder (CROSS JOIN);
+// PostgreSQL orders joins well and has no CROSS JOIN ... ON.
+func crossJoin(pg bool) string {
+	if pg {
+		return "JOIN"
+	}
+	return "CROSS JOIN"
+}
+
 // facetByHitsMax is the hit count up to which facets are counted from the
 // hits' keyword rows rather than from the facet fields' rows.
 const facetByHitsMax = 20000
@@ -253,7 +262,7 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 				" AND k.urn IN (SELECT d.urn FROM " + from + " WHERE " + w.sql() + ") GROUP BY k.field, k.value"
 			if res.Total <= facetByHitsMax {
 				stmt = "SELECT k.field, k.value, COUNT(*) FROM (SELECT d.urn FROM " + from + " WHERE " + w.sql() +
-					") h CROSS JOIN search_kw k ON k.urn = h.urn WHERE " + qs.inList("k.field") + " GROUP BY k.field, k.value"
+					") h " + crossJoin(qs.pg) + " search_kw k ON k.urn = h.urn WHERE " + qs.inList("k.field") + " GROUP BY k.field, k.value"
 				args = append(append([]any{}, w.args...), qs.listArg(q.Facets))
 			}
 			rows, err := x.QueryContext(ctx, qs.rebind(stmt), args...)

@@ -9,6 +9,42 @@ import (
 	"strconv"
 )
 
+type AccessToken struct {
+	AccessToken string               `json:"accessToken"`
+	Metadata    *AccessTokenMetadata `json:"metadata,omitempty"`
+}
+
+type AccessTokenMetadata struct {
+	Urn         string  `json:"urn"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Description *string `json:"description,omitempty"`
+	ActorUrn    string  `json:"actorUrn"`
+	OwnerUrn    string  `json:"ownerUrn"`
+	CreatedAt   int64   `json:"createdAt"`
+	ExpiresAt   *int64  `json:"expiresAt,omitempty"`
+}
+
+type ActorFilter struct {
+	Users               []string `json:"users,omitempty"`
+	Groups              []string `json:"groups,omitempty"`
+	Roles               []string `json:"roles,omitempty"`
+	ResourceOwners      bool     `json:"resourceOwners"`
+	ResourceOwnersTypes []string `json:"resourceOwnersTypes,omitempty"`
+	AllUsers            bool     `json:"allUsers"`
+	AllGroups           bool     `json:"allGroups"`
+}
+
+type ActorFilterInput struct {
+	Users               []string `json:"users,omitempty"`
+	Groups              []string `json:"groups,omitempty"`
+	Roles               []string `json:"roles,omitempty"`
+	ResourceOwners      bool     `json:"resourceOwners"`
+	ResourceOwnersTypes []string `json:"resourceOwnersTypes,omitempty"`
+	AllUsers            bool     `json:"allUsers"`
+	AllGroups           bool     `json:"allGroups"`
+}
+
 type AddGroupMembersInput struct {
 	GroupUrn string   `json:"groupUrn"`
 	UserUrns []string `json:"userUrns"`
@@ -250,6 +286,14 @@ type CorpUserProperties struct {
 	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
 }
 
+type CreateAccessTokenInput struct {
+	Type        AccessTokenType     `json:"type"`
+	ActorUrn    string              `json:"actorUrn"`
+	Duration    AccessTokenDuration `json:"duration"`
+	Name        string              `json:"name"`
+	Description *string             `json:"description,omitempty"`
+}
+
 type CreateDomainInput struct {
 	ID           *string `json:"id,omitempty"`
 	Name         string  `json:"name"`
@@ -425,6 +469,12 @@ type FacetMetadata struct {
 	Aggregations []*AggregationMetadata `json:"aggregations"`
 }
 
+type GetAccessTokenInput struct {
+	Type     AccessTokenType     `json:"type"`
+	ActorUrn string              `json:"actorUrn"`
+	Duration AccessTokenDuration `json:"duration"`
+}
+
 type GlobalTags struct {
 	Tags []*TagAssociation `json:"tags,omitempty"`
 }
@@ -467,6 +517,26 @@ type GlossaryTerms struct {
 	Terms []*GlossaryTermAssociation `json:"terms,omitempty"`
 }
 
+type IngestionConfig struct {
+	Recipe     string  `json:"recipe"`
+	Version    *string `json:"version,omitempty"`
+	ExecutorID string  `json:"executorId"`
+	DebugMode  *bool   `json:"debugMode,omitempty"`
+}
+
+type IngestionSchedule struct {
+	Timezone *string `json:"timezone,omitempty"`
+	Interval string  `json:"interval"`
+}
+
+type IngestionSource struct {
+	Urn      string             `json:"urn"`
+	Type     string             `json:"type"`
+	Name     string             `json:"name"`
+	Schedule *IngestionSchedule `json:"schedule,omitempty"`
+	Config   *IngestionConfig   `json:"config"`
+}
+
 type InstitutionalMemory struct {
 	Elements []*InstitutionalMemoryMetadata `json:"elements"`
 }
@@ -496,6 +566,20 @@ type LineageRelationship struct {
 	Paths  []*EntityPath `json:"paths,omitempty"`
 }
 
+// Filters: actorUrn and ownerUrn (EQUAL).
+type ListAccessTokenInput struct {
+	Start   *int                `json:"start,omitempty"`
+	Count   *int                `json:"count,omitempty"`
+	Filters []*FacetFilterInput `json:"filters,omitempty"`
+}
+
+type ListAccessTokenResult struct {
+	Start  int                    `json:"start"`
+	Count  int                    `json:"count"`
+	Total  int                    `json:"total"`
+	Tokens []*AccessTokenMetadata `json:"tokens"`
+}
+
 type ListDomainsInput struct {
 	Start        *int    `json:"start,omitempty"`
 	Count        *int    `json:"count,omitempty"`
@@ -521,6 +605,36 @@ type ListGroupsResult struct {
 	Count  int          `json:"count"`
 	Total  int          `json:"total"`
 	Groups []*CorpGroup `json:"groups"`
+}
+
+// query matches the source name (case-insensitive substring).
+type ListIngestionSourcesInput struct {
+	Start   *int                `json:"start,omitempty"`
+	Count   *int                `json:"count,omitempty"`
+	Query   *string             `json:"query,omitempty"`
+	Filters []*FacetFilterInput `json:"filters,omitempty"`
+}
+
+type ListIngestionSourcesResult struct {
+	Start            int                `json:"start"`
+	Count            int                `json:"count"`
+	Total            int                `json:"total"`
+	IngestionSources []*IngestionSource `json:"ingestionSources"`
+}
+
+// query matches the policy name and description (case-insensitive substring).
+type ListPoliciesInput struct {
+	Start     *int              `json:"start,omitempty"`
+	Count     *int              `json:"count,omitempty"`
+	Query     *string           `json:"query,omitempty"`
+	OrFilters []*AndFilterInput `json:"orFilters,omitempty"`
+}
+
+type ListPoliciesResult struct {
+	Start    int       `json:"start"`
+	Count    int       `json:"count"`
+	Total    int       `json:"total"`
+	Policies []*Policy `json:"policies"`
 }
 
 type ListUsersInput struct {
@@ -605,6 +719,52 @@ type PlatformPrivileges struct {
 	ManageOwnershipTypes         bool `json:"manageOwnershipTypes"`
 }
 
+type Policy struct {
+	Urn         string          `json:"urn"`
+	Type        PolicyType      `json:"type"`
+	Name        string          `json:"name"`
+	State       PolicyState     `json:"state"`
+	Description *string         `json:"description,omitempty"`
+	Resources   *ResourceFilter `json:"resources,omitempty"`
+	Privileges  []string        `json:"privileges"`
+	Actors      *ActorFilter    `json:"actors"`
+	Editable    bool            `json:"editable"`
+}
+
+type PolicyMatchCriterion struct {
+	Field     string                       `json:"field"`
+	Values    []*PolicyMatchCriterionValue `json:"values"`
+	Condition PolicyMatchCondition         `json:"condition"`
+}
+
+type PolicyMatchCriterionInput struct {
+	Field     string               `json:"field"`
+	Values    []string             `json:"values"`
+	Condition PolicyMatchCondition `json:"condition"`
+}
+
+type PolicyMatchCriterionValue struct {
+	Value string `json:"value"`
+}
+
+type PolicyMatchFilter struct {
+	Criteria []*PolicyMatchCriterion `json:"criteria,omitempty"`
+}
+
+type PolicyMatchFilterInput struct {
+	Criteria []*PolicyMatchCriterionInput `json:"criteria,omitempty"`
+}
+
+type PolicyUpdateInput struct {
+	Type        PolicyType           `json:"type"`
+	Name        string               `json:"name"`
+	State       PolicyState          `json:"state"`
+	Description *string              `json:"description,omitempty"`
+	Resources   *ResourceFilterInput `json:"resources,omitempty"`
+	Privileges  []string             `json:"privileges"`
+	Actors      *ActorFilterInput    `json:"actors"`
+}
+
 type Query struct {
 }
 
@@ -625,6 +785,20 @@ type RemoveOwnerInput struct {
 	OwnerUrn         string  `json:"ownerUrn"`
 	OwnershipTypeUrn *string `json:"ownershipTypeUrn,omitempty"`
 	ResourceUrn      string  `json:"resourceUrn"`
+}
+
+type ResourceFilter struct {
+	Type         *string            `json:"type,omitempty"`
+	Resources    []string           `json:"resources,omitempty"`
+	AllResources *bool              `json:"allResources,omitempty"`
+	Filter       *PolicyMatchFilter `json:"filter,omitempty"`
+}
+
+type ResourceFilterInput struct {
+	Type         *string                 `json:"type,omitempty"`
+	Resources    []string                `json:"resources,omitempty"`
+	AllResources *bool                   `json:"allResources,omitempty"`
+	Filter       *PolicyMatchFilterInput `json:"filter,omitempty"`
 }
 
 type ResourceRefInput struct {
@@ -772,6 +946,26 @@ type UpdateDeprecationInput struct {
 	Note             *string `json:"note,omitempty"`
 }
 
+type UpdateIngestionSourceConfigInput struct {
+	Recipe     string  `json:"recipe"`
+	Version    *string `json:"version,omitempty"`
+	ExecutorID string  `json:"executorId"`
+	DebugMode  *bool   `json:"debugMode,omitempty"`
+}
+
+type UpdateIngestionSourceInput struct {
+	Name        string                              `json:"name"`
+	Type        string                              `json:"type"`
+	Description *string                             `json:"description,omitempty"`
+	Schedule    *UpdateIngestionSourceScheduleInput `json:"schedule,omitempty"`
+	Config      *UpdateIngestionSourceConfigInput   `json:"config"`
+}
+
+type UpdateIngestionSourceScheduleInput struct {
+	Interval string `json:"interval"`
+	Timezone string `json:"timezone"`
+}
+
 type UpdateNameInput struct {
 	Name string `json:"name"`
 	Urn  string `json:"urn"`
@@ -780,6 +974,126 @@ type UpdateNameInput struct {
 type UpdateParentNodeInput struct {
 	ParentNode  *string `json:"parentNode,omitempty"`
 	ResourceUrn string  `json:"resourceUrn"`
+}
+
+type AccessTokenDuration string
+
+const (
+	AccessTokenDurationOneHour     AccessTokenDuration = "ONE_HOUR"
+	AccessTokenDurationOneDay      AccessTokenDuration = "ONE_DAY"
+	AccessTokenDurationOneWeek     AccessTokenDuration = "ONE_WEEK"
+	AccessTokenDurationOneMonth    AccessTokenDuration = "ONE_MONTH"
+	AccessTokenDurationThreeMonths AccessTokenDuration = "THREE_MONTHS"
+	AccessTokenDurationSixMonths   AccessTokenDuration = "SIX_MONTHS"
+	AccessTokenDurationOneYear     AccessTokenDuration = "ONE_YEAR"
+	AccessTokenDurationNoExpiry    AccessTokenDuration = "NO_EXPIRY"
+)
+
+var AllAccessTokenDuration = []AccessTokenDuration{
+	AccessTokenDurationOneHour,
+	AccessTokenDurationOneDay,
+	AccessTokenDurationOneWeek,
+	AccessTokenDurationOneMonth,
+	AccessTokenDurationThreeMonths,
+	AccessTokenDurationSixMonths,
+	AccessTokenDurationOneYear,
+	AccessTokenDurationNoExpiry,
+}
+
+func (e AccessTokenDuration) IsValid() bool {
+	switch e {
+	case AccessTokenDurationOneHour, AccessTokenDurationOneDay, AccessTokenDurationOneWeek, AccessTokenDurationOneMonth, AccessTokenDurationThreeMonths, AccessTokenDurationSixMonths, AccessTokenDurationOneYear, AccessTokenDurationNoExpiry:
+		return true
+	}
+	return false
+}
+
+func (e AccessTokenDuration) String() string {
+	return string(e)
+}
+
+func (e *AccessTokenDuration) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AccessTokenDuration(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AccessTokenDuration", str)
+	}
+	return nil
+}
+
+func (e AccessTokenDuration) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AccessTokenDuration) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AccessTokenDuration) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AccessTokenType string
+
+const (
+	AccessTokenTypePersonal AccessTokenType = "PERSONAL"
+)
+
+var AllAccessTokenType = []AccessTokenType{
+	AccessTokenTypePersonal,
+}
+
+func (e AccessTokenType) IsValid() bool {
+	switch e {
+	case AccessTokenTypePersonal:
+		return true
+	}
+	return false
+}
+
+func (e AccessTokenType) String() string {
+	return string(e)
+}
+
+func (e *AccessTokenType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AccessTokenType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AccessTokenType", str)
+	}
+	return nil
+}
+
+func (e AccessTokenType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AccessTokenType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AccessTokenType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 type CorpUserStatus string
@@ -1272,6 +1586,175 @@ func (e *OwnershipType) UnmarshalJSON(b []byte) error {
 }
 
 func (e OwnershipType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PolicyMatchCondition string
+
+const (
+	PolicyMatchConditionEquals     PolicyMatchCondition = "EQUALS"
+	PolicyMatchConditionStartsWith PolicyMatchCondition = "STARTS_WITH"
+	PolicyMatchConditionNotEquals  PolicyMatchCondition = "NOT_EQUALS"
+)
+
+var AllPolicyMatchCondition = []PolicyMatchCondition{
+	PolicyMatchConditionEquals,
+	PolicyMatchConditionStartsWith,
+	PolicyMatchConditionNotEquals,
+}
+
+func (e PolicyMatchCondition) IsValid() bool {
+	switch e {
+	case PolicyMatchConditionEquals, PolicyMatchConditionStartsWith, PolicyMatchConditionNotEquals:
+		return true
+	}
+	return false
+}
+
+func (e PolicyMatchCondition) String() string {
+	return string(e)
+}
+
+func (e *PolicyMatchCondition) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PolicyMatchCondition(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PolicyMatchCondition", str)
+	}
+	return nil
+}
+
+func (e PolicyMatchCondition) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PolicyMatchCondition) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PolicyMatchCondition) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PolicyState string
+
+const (
+	PolicyStateDraft    PolicyState = "DRAFT"
+	PolicyStateActive   PolicyState = "ACTIVE"
+	PolicyStateInactive PolicyState = "INACTIVE"
+)
+
+var AllPolicyState = []PolicyState{
+	PolicyStateDraft,
+	PolicyStateActive,
+	PolicyStateInactive,
+}
+
+func (e PolicyState) IsValid() bool {
+	switch e {
+	case PolicyStateDraft, PolicyStateActive, PolicyStateInactive:
+		return true
+	}
+	return false
+}
+
+func (e PolicyState) String() string {
+	return string(e)
+}
+
+func (e *PolicyState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PolicyState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PolicyState", str)
+	}
+	return nil
+}
+
+func (e PolicyState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PolicyState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PolicyState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PolicyType string
+
+const (
+	PolicyTypeMetadata PolicyType = "METADATA"
+	PolicyTypePlatform PolicyType = "PLATFORM"
+)
+
+var AllPolicyType = []PolicyType{
+	PolicyTypeMetadata,
+	PolicyTypePlatform,
+}
+
+func (e PolicyType) IsValid() bool {
+	switch e {
+	case PolicyTypeMetadata, PolicyTypePlatform:
+		return true
+	}
+	return false
+}
+
+func (e PolicyType) String() string {
+	return string(e)
+}
+
+func (e *PolicyType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PolicyType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PolicyType", str)
+	}
+	return nil
+}
+
+func (e PolicyType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PolicyType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PolicyType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/contract"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Credentials of the auth-enabled test servers.
+const (
+	testSigningKey   = "test-signing-key-not-for-production"
+	testRootPassword = "root-password-for-tests"
+	testSystemSecret = "test-system-secret"
+)
+
+// authServer is a server with authentication on and the tokens of its users.
+type authServer struct {
+	*testServer
+	dataDir  string
+	storeArg []string // --store DSN when not the SQLite file in dataDir
+	env      map[string]string
+	admin    string // session token of the root user
+}
+
+// startAuthServer starts a server with authentication on, fixed secrets
+// and the root user logged in.
+func startAuthServer(t *testing.T, args ...string) *authServer {
+	t.Helper()
+	dir := t.TempDir()
+	env := map[string]string{
+		"DATAHUB_TOKEN_SERVICE_SIGNING_KEY": testSigningKey,
+		"CATALOGD_ROOT_PASSWORD":            testRootPassword,
+		"DATAHUB_SYSTEM_CLIENT_SECRET":      testSystemSecret,
+	}
+	srv := startServerEnv(t, env, append([]string{"--auth=true", "--data-dir", dir}, args...)...)
+	s := &authServer{testServer: srv, dataDir: dir, env: env}
+	if i := slices.Index(args, "--store"); i >= 0 {
+		s.storeArg = args[i : i+2]
+	}
+	s.admin = s.login(t, "datahub", testRootPassword)
+	return s
+}
+
+// login returns a session token, failing the test on any other answer.
+func (s *authServer) login(t testing.TB, user, password string) string {
+	t.Helper()
+	status, b := s.call(t, "", "POST", "/logIn", map[string]string{"username": user, "password": password})
+	if status != 200 {
+		t.Fatalf("login %s: %d %s", user, status, b)
+	}
+	var out struct {
+		AccessToken string `json:"accessToken"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || out.AccessToken == "" {
+		t.Fatalf("login %s: %s", user, b)
+	}
+	return out.AccessToken
+}
+
+// cliToken creates a personal token with "catalogd token create" on the
+// server's store, returning the token and its id.
+func (s *authServer) cliToken(t testing.TB, user string) (token, id string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), append([]string{"catalogd", "token", "create", "--user", user, "--data-dir", s.dataDir}, s.storeArg...),
+		func(k string) string { return s.env[k] }, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("token create: %v\n%s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`token ([0-9a-f]{64}) for`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("token create printed no id: %s", stderr.String())
+	}
+	return strings.TrimSpace(stdout.String()), m[1]
+}
+
+// call sends a request with the given Authorization header value ("" for
+// none); body is JSON-encoded unless it is []byte.
+func (s *testServer) call(t testing.TB, authorization, method, path string, body any) (int, []byte) {
+	t.Helper()
+	status, b, _ := s.callH(t, authorization, method, path, body)
+	return status, b
+}
+
+func (s *testServer) callH(t testing.TB, authorization, method, path string, body any) (int, []byte, http.Header) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, ok := body.([]byte)
+		if !ok {
+			var err error
+			if b, err = json.Marshal(body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "catalogd-test/1.0")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b, resp.Header
+}
+
+func bearer(token string) string { return "Bearer " + token }
+
+// signed mints a token with the server's key and the given claims.
+func signed(t testing.TB, claims jwt.MapClaims) string {
+	t.Helper()
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(testSigningKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const walkDataset = "urn:li:dataset:(urn:li:dataPlatform:hive,auth.walk,PROD)"
+
+// mcp is a proposal writing an aspect value.
+func mcp(entityType, urn, aspect string, value any) map[string]any {
+	b, _ := json.Marshal(value)
+	return map[string]any{"entityType": entityType, "entityUrn": urn, "changeType": "UPSERT", "aspectName": aspect,
+		"aspect": map[string]any{"value": string(b), "contentType": "application/json"}}
+}
+
+// routeCase is one request of the route walk.
+type routeCase struct {
+	method, path string // path with a concrete URN and query
+	body         any
+	// privileged routes (writes, admin operations) answer 403 to a reader.
+	privileged bool
+	// ok lists statuses other than 2xx that count as success for a caller
+	// allowed in (e.g. 405 for GET on GraphQL, 400 for an action catalogd
+	// documents but rejects).
+	ok []int
+}
+
+// routeCases has a sample request for every operation of openapi.yaml,
+// keyed as the walk enumerates them.
+func routeCases() map[string]routeCase {
+	ds := walkDataset
+	enc := pathEscape(ds)
+	del := func(n string) string {
+		return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,auth.delete%s,PROD)", n)
+	}
+	snapshot := map[string]any{"com.linkedin.metadata.snapshot.DatasetSnapshot": map[string]any{
+		"urn": ds, "aspects": []any{map[string]any{"com.linkedin.common.Status": map[string]any{"removed": false}}}}}
+	restore := map[string]any{"urn": ds}
+	return map[string]routeCase{
+		"DELETE /openapi/v3/entity/{entityName}/{urn}":   {method: "DELETE", path: "/openapi/v3/entity/dataset/" + pathEscape(del("v3")), privileged: true},
+		"GET /api/graphiql":                              {method: "GET", path: "/api/graphiql"},
+		"GET /api/graphql":                               {method: "GET", path: "/api/graphql", ok: []int{405}},
+		"GET /aspects/{urn}":                             {method: "GET", path: "/aspects/" + enc + "?aspect=status&version=0"},
+		"GET /config":                                    {method: "GET", path: "/config"},
+		"GET /entities/{urn}":                            {method: "GET", path: "/entities/" + enc},
+		"GET /entitiesV2":                                {method: "GET", path: "/entitiesV2?ids=List(" + enc + ")"},
+		"GET /entitiesV2/{urn}":                          {method: "GET", path: "/entitiesV2/" + enc},
+		"GET /health":                                    {method: "GET", path: "/health"},
+		"GET /openapi.json":                              {method: "GET", path: "/openapi.json"},
+		"GET /openapi/v3/entity/{entityName}/{urn}":      {method: "GET", path: "/openapi/v3/entity/dataset/" + enc},
+		"GET /relationships":                             {method: "GET", path: "/relationships?direction=OUTGOING&urn=" + enc + "&types=OwnedBy"},
+		"GET /restli/docs":                               {method: "GET", path: "/restli/docs"},
+		"POST /api/gms/operations?action=restoreIndices": {method: "POST", path: "/api/gms/operations?action=restoreIndices", body: restore, privileged: true},
+		"POST /api/graphql":                              {method: "POST", path: "/api/graphql", body: map[string]any{"query": "{ me { corpUser { urn } } }"}},
+		"POST /api/v2/graphql":                           {method: "POST", path: "/api/v2/graphql", body: map[string]any{"query": "{ me { corpUser { urn } } }"}},
+		"POST /aspects?action=getTimeseriesAspectValues": {method: "POST", path: "/aspects?action=getTimeseriesAspectValues",
+			body: map[string]any{"urn": ds, "entity": "dataset", "aspect": "datasetProfile"}},
+		"POST /aspects?action=ingestProposal": {method: "POST", path: "/aspects?action=ingestProposal", privileged: true,
+			body: map[string]any{"proposal": mcp("dataset", ds, "status", map[string]any{"removed": false})}},
+		"POST /aspects?action=ingestProposalBatch": {method: "POST", path: "/aspects?action=ingestProposalBatch", privileged: true,
+			body: map[string]any{"proposals": []any{mcp("dataset", ds, "status", map[string]any{"removed": false})}}},
+		"POST /aspects?action=restoreIndices": {method: "POST", path: "/aspects?action=restoreIndices", body: restore, privileged: true},
+		"POST /entities?action=autocomplete":  {method: "POST", path: "/entities?action=autocomplete", body: map[string]any{"query": "auth", "entity": "dataset", "limit": 5}},
+		"POST /entities?action=batchIngest": {method: "POST", path: "/entities?action=batchIngest", privileged: true,
+			body: map[string]any{"entities": []any{map[string]any{"value": snapshot}}}},
+		"POST /entities?action=browse": {method: "POST", path: "/entities?action=browse", body: map[string]any{"path": "/", "entity": "dataset", "start": 0, "limit": 10}},
+		"POST /entities?action=delete": {method: "POST", path: "/entities?action=delete", privileged: true, body: map[string]any{"urn": del("restli")}},
+		"POST /entities?action=ingest": {method: "POST", path: "/entities?action=ingest", privileged: true, body: map[string]any{"entity": map[string]any{"value": snapshot}}},
+		// Documented but not implemented: every caller let in gets 400.
+		"POST /entities?action=listUrns":             {method: "POST", path: "/entities?action=listUrns", body: map[string]any{"entity": "dataset", "start": 0, "count": 10}, ok: []int{400}},
+		"POST /entities?action=search":               {method: "POST", path: "/entities?action=search", body: map[string]any{"input": "auth", "entity": "dataset", "start": 0, "count": 10}},
+		"POST /entities?action=searchAcrossEntities": {method: "POST", path: "/entities?action=searchAcrossEntities", body: map[string]any{"input": "auth", "start": 0, "count": 10}},
+		"POST /gms/operations?action=restoreIndices": {method: "POST", path: "/gms/operations?action=restoreIndices", body: restore, privileged: true},
+		"POST /logIn":                          {method: "POST", path: "/logIn", body: map[string]any{"username": "datahub", "password": testRootPassword}},
+		"POST /openapi/v1/events/audit/search": {method: "POST", path: "/openapi/v1/events/audit/search", body: map[string]any{}, privileged: true},
+		"POST /openapi/v3/entity/{entityName}": {method: "POST", path: "/openapi/v3/entity/dataset?async=false", privileged: true,
+			body: []any{map[string]any{"urn": ds, "status": map[string]any{"value": map[string]any{"removed": false}}}}},
+		"POST /operations?action=restoreIndices": {method: "POST", path: "/operations?action=restoreIndices", body: restore, privileged: true},
+	}
+}
+
+// walkRoutes enumerates every operation of openapi.yaml (one per rest.li
+// action), with whether it is public (security: []).
+func walkRoutes(t *testing.T) (keys []string, public map[string]bool) {
+	v, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	public = map[string]bool{}
+	for path, item := range v.Doc().Paths.Map() {
+		for method, op := range item.Operations() {
+			pub := op.Security != nil && len(*op.Security) == 0
+			acts := v.Actions(method, path)
+			if len(acts) == 0 {
+				k := method + " " + path
+				keys, public[k] = append(keys, k), pub
+			}
+			for _, a := range acts {
+				k := method + " " + path + "?action=" + a.Name
+				keys, public[k] = append(keys, k), pub
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys, public
+}
+
+// TestAuthRouteWalk sends a request to every operation in openapi.yaml with
+// no credentials, bad, expired and revoked tokens, a reader's token and an
+// admin's, and checks 401 / 403 / success as each deserves.
+func TestAuthRouteWalk(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) { testAuthRouteWalk(t, st.args) })
+	}
+}
+
+func testAuthRouteWalk(t *testing.T, storeArgs []string) {
+	s := startAuthServer(t, storeArgs...)
+	cases := routeCases()
+	keys, public := walkRoutes(t)
+	for _, k := range keys {
+		if _, ok := cases[k]; !ok {
+			t.Errorf("route %s has no sample request in routeCases: add one", k)
+		}
+	}
+	// Fixtures: the dataset the reads look at and the ones the deletes remove.
+	for _, u := range []string{walkDataset, "urn:li:dataset:(urn:li:dataPlatform:hive,auth.deletev3,PROD)", "urn:li:dataset:(urn:li:dataPlatform:hive,auth.deleterestli,PROD)"} {
+		if st, b := s.call(t, bearer(s.admin), "POST", "/aspects?action=ingestProposal",
+			map[string]any{"proposal": mcp("dataset", u, "status", map[string]any{"removed": false})}); st != 200 {
+			t.Fatalf("seed %s: %d %s", u, st, b)
+		}
+	}
+	if st, b := s.call(t, bearer(s.admin), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", walkDataset, "datasetProfile",
+		map[string]any{"timestampMillis": time.Now().UnixMilli(), "rowCount": 3})}); st != 200 {
+		t.Fatalf("seed profile: %d %s", st, b)
+	}
+
+	reader, _ := s.cliToken(t, "reader")
+	revoked, revokedID := s.cliToken(t, "leaver")
+	// The token works, and is cached, until its entity is deleted.
+	if st, b := s.call(t, bearer(revoked), "GET", "/entitiesV2/"+pathEscape(walkDataset), nil); st != 200 {
+		t.Fatalf("fresh token: %d %s", st, b)
+	}
+	if st, b := s.call(t, bearer(s.admin), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": map[string]any{
+		"entityType": "dataHubAccessToken", "entityUrn": "urn:li:dataHubAccessToken:" + revokedID,
+		"changeType": "DELETE", "aspectName": "dataHubAccessTokenKey"}}); st != 200 {
+		t.Fatalf("revoke: %d %s", st, b)
+	}
+	now := time.Now()
+	expired := signed(t, jwt.MapClaims{"actorType": "USER", "actorId": "datahub", "type": "SESSION", "version": "1",
+		"sub": "datahub", "iss": "datahub-metadata-service", "jti": "x", "exp": now.Add(-time.Minute).Unix()})
+	forged, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"actorType": "USER", "actorId": "datahub",
+		"type": "SESSION", "version": "1", "exp": now.Add(time.Hour).Unix()}).SignedString([]byte("another key"))
+	noneAlg, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"actorType": "USER", "actorId": "datahub",
+		"type": "SESSION", "version": "1"}).SignedString(jwt.UnsafeAllowNoneSignatureType)
+
+	type who struct {
+		name, auth string
+		want       func(rc routeCase, public bool, status int) bool
+	}
+	denied := func(rc routeCase, public bool, status int) bool {
+		if public {
+			return status < 400
+		}
+		return status == 401
+	}
+	allowed := func(rc routeCase, status int) bool {
+		return status < 400 || slices.Contains(rc.ok, status)
+	}
+	callers := []who{
+		{"no credentials", "", denied},
+		{"garbage token", "Bearer not-a-token", denied},
+		{"wrong signing key", bearer(forged), denied},
+		{"alg none", bearer(noneAlg), denied},
+		{"expired token", bearer(expired), denied},
+		{"revoked token", bearer(revoked), denied},
+		{"wrong system secret", "Basic __datahub_system:guess", denied},
+		{"reader", bearer(reader), func(rc routeCase, public bool, status int) bool {
+			if rc.privileged && !public {
+				return status == 403
+			}
+			return allowed(rc, status)
+		}},
+		{"admin", bearer(s.admin), func(rc routeCase, _ bool, status int) bool { return allowed(rc, status) }},
+		{"system client", "Basic __datahub_system:" + testSystemSecret, func(rc routeCase, _ bool, status int) bool { return allowed(rc, status) }},
+	}
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			for _, k := range keys {
+				rc, ok := cases[k]
+				if !ok {
+					continue
+				}
+				status, b := s.call(t, c.auth, rc.method, rc.path, rc.body)
+				if !c.want(rc, public[k], status) {
+					t.Errorf("%s %s: status %d: %.300s", rc.method, rc.path, status, b)
+				}
+			}
+		})
+	}
+}
+
+// TestAuthSecretsNeverServed checks that credentials are never returned by
+// a read API and that tokens and passwords never reach the logs.
+func TestAuthSecretsNeverServed(t *testing.T) {
+	s := startAuthServer(t, "--log-level", "debug")
+	admin := bearer(s.admin)
+	root := pathEscape("urn:li:corpuser:datahub")
+	for _, path := range []string{
+		"/entitiesV2/" + root,
+		"/entitiesV2/" + root + "?aspects=List(corpUserCredentials)",
+		"/entitiesV2?ids=List(" + root + ")",
+		"/entities/" + root,
+		"/openapi/v3/entity/corpuser/" + root,
+	} {
+		st, b := s.call(t, admin, "GET", path, nil)
+		if st != 200 {
+			t.Errorf("GET %s: %d %s", path, st, b)
+		}
+		if bytes.Contains(b, []byte("corpUserCredentials")) || bytes.Contains(b, []byte("hashedPassword")) || bytes.Contains(b, []byte("argon2")) {
+			t.Errorf("GET %s served credentials: %s", path, b)
+		}
+	}
+	if st, b := s.call(t, admin, "GET", "/aspects/"+root+"?aspect=corpUserCredentials&version=0", nil); st != 404 {
+		t.Errorf("aspect read of credentials: %d %s", st, b)
+	}
+	st, b := s.call(t, admin, "POST", "/api/graphql", map[string]any{"query": `{ corpUser(urn: "urn:li:corpuser:datahub") { urn } }`})
+	if st != 200 || bytes.Contains(b, []byte("hashedPassword")) {
+		t.Errorf("graphql: %d %s", st, b)
+	}
+	// A failed login with a password, and requests with tokens, leave
+	// neither in the logs.
+	s.call(t, "", "POST", "/logIn", map[string]string{"username": "datahub", "password": "a-wrong-password-123"})
+	logs := s.stderr.String() + s.stdout.String()
+	for _, secret := range []string{s.admin, testRootPassword, "a-wrong-password-123", testSystemSecret, testSigningKey} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("a secret appears in the server's output")
+		}
+	}
+}
+
+// TestAuthLoginThrottle checks that the sixth failed login in a row is
+// refused, even with the right password, and says when to retry.
+func TestAuthLoginThrottle(t *testing.T) {
+	s := startAuthServer(t)
+	for i := 0; i < 5; i++ {
+		st, b := s.call(t, "", "POST", "/logIn", map[string]string{"username": "datahub", "password": fmt.Sprintf("wrong-%d", i)})
+		if i < 4 && st != 401 {
+			t.Fatalf("failed login %d: %d %s", i, st, b)
+		}
+	}
+	st, b, h := s.callH(t, "", "POST", "/logIn", map[string]string{"username": "datahub", "password": testRootPassword})
+	if st != 429 || h.Get("Retry-After") == "" {
+		t.Fatalf("login after five failures: %d (Retry-After %q) %s", st, h.Get("Retry-After"), b)
+	}
+	// Another user is not affected.
+	if st, b := s.call(t, "", "POST", "/logIn", map[string]string{"username": "someone", "password": "x-wrong"}); st != 401 {
+		t.Fatalf("other user: %d %s", st, b)
+	}
+}
+
+// TestAuthGeneratedSecrets checks the zero-setup start: with nothing
+// configured the root password and system secret are generated, printed or
+// kept once, and work.
+func TestAuthGeneratedSecrets(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServerEnv(t, nil, "--auth=true", "--data-dir", dir)
+	out := srv.stdout.String()
+	m := regexp.MustCompile(`password (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no generated root password printed: %s", out)
+	}
+	s := &authServer{testServer: srv, dataDir: dir}
+	s.login(t, "datahub", m[1])
+	secret, err := readFileString(dir + "/" + systemSecretFile)
+	if err != nil {
+		t.Fatalf("system secret not kept: %v", err)
+	}
+	if st, b := s.call(t, "Basic "+strings.TrimSpace(secret), "GET", "/entitiesV2/"+pathEscape("urn:li:corpuser:datahub"), nil); st != 200 {
+		t.Fatalf("system client: %d %s", st, b)
+	}
+	if strings.Contains(secret, "JohnSnowKnowsNothing") {
+		t.Fatal("the system secret is DataHub's well-known default")
+	}
+}
+
+func readFileString(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
