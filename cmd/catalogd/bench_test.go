@@ -3,17 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/search"
 	"github.com/catalogd/catalogd/internal/store"
 )
 
-// BenchmarkIngestPipeline measures the write path without HTTP: decoding,
-// validation, versioning, defaults and edges, in batches of 200 aspects.
+// BenchmarkIngestPipeline measures the write path without HTTP: validation,
+// versioning, defaults, edges and the in-store search index (unless
+// CATALOGD_BENCH_NOSEARCH is set), in batches of 200 aspects.
 func BenchmarkIngestPipeline(b *testing.B) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "bench.db"))
@@ -22,7 +25,15 @@ func BenchmarkIngestPipeline(b *testing.B) {
 	}
 	defer db.Close()
 	reg := registry.Default()
-	svc := ingest.New(reg, db)
+	opts := []ingest.Option{}
+	if os.Getenv("CATALOGD_BENCH_NOSEARCH") == "" {
+		eng, err := db.OpenSearch(ctx, search.Fields(reg))
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts = append(opts, ingest.WithIndexer(search.NewStoreIndexer(search.NewBuilder(reg), eng)))
+	}
+	svc := ingest.New(reg, db, opts...)
 	gen := catalogGenerator{n: 1 << 30}
 	var batches [][]catalog.Proposal
 	var cur []catalog.Proposal
