@@ -65,8 +65,13 @@ type MatchedField struct {
 
 // SearchResult is one page of hits with the total and the facet counts.
 type SearchResult struct {
-	Total  int
-	Hits   []SearchHit
+	// Total is the number of hits; engines may cap it at 10,000, as DataHub
+	// (Elasticsearch's default total-hits tracking) does.
+	Total int
+	Hits  []SearchHit
+	// Facets counts, per field, the hits holding each value; engines may
+	// leave out values longer than 256 bytes (Elasticsearch's ignore_above).
+	// Filters always see every value.
 	Facets map[string]map[string]int // field → value → count
 }
 

@@ -2,24 +2,47 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/search"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
+	"modernc.org/sqlite"
 )
 
 // Search is the in-store search engine: SQLite FTS5 in the embedded mode,
 // PostgreSQL full-text search (weighted tsvector, GIN) in the scale-out mode,
-// plus a keyword table (field, value, urn, lower-cased value, number) that
-// serves filters and facet counts, and a browse-path table. Documents are
-// written with WriteDocuments inside the store transaction that wrote their
-// aspects, so the index cannot drift from the store. It implements
-// catalog.SearchIndex and is safe for concurrent use.
+// plus a keyword table that serves filters, facet counts and the exact-name
+// bonus, and a browse-path table. Documents are written with WriteDocuments
+// inside the store transaction that wrote their aspects, so the index cannot
+// drift from the store. It implements catalog.SearchIndex and is safe for
+// concurrent use.
+//
+// The layout keeps the bytes written per document low, since indexing runs in
+// every ingest transaction:
+//
+//   - search_doc has one row per document, with an integer id that the other
+//     tables use instead of the URN, and "fields": a JSON map of the string
+//     values queries read back (query-by-default and autocomplete values for
+//     matched fields and suggestions, plus the values that have no keyword
+//     row, see below).
+//   - search_kw has (field, value, doc) rows for keyword-like fields only:
+//     URN, KEYWORD, BOOLEAN, numeric and browse fields, every addToFilters
+//     field and the high-boost name fields. Free-text fields (TEXT,
+//     TEXT_PARTIAL, WORD_GRAM: descriptions, field paths) get none, nor do
+//     values longer than maxKeywordLen: they are found by their words, and a
+//     filter on them is evaluated against "fields" (a scan, but such filters
+//     are rare). "urn" and "removed" are columns of search_doc.
+//   - The SQLite FTS5 table is contentless: the text is not stored twice.
+//   - Rewriting a document (the common case: one aspect of an entity
+//     changed) only touches the rows that differ.
 type Search struct {
 	db     *DB
 	fields map[string]catalog.SearchField
@@ -39,8 +62,26 @@ var (
 )
 
 // maxKeywordLen bounds the values kept in the keyword table (Elasticsearch's
-// ignore_above): longer texts are found by their words, not whole.
-const maxKeywordLen = 512
+// ignore_above): longer values go to the document's "fields" JSON, where
+// filters still find them, and are left out of facet counts.
+const maxKeywordLen = 256
+
+// lowerFunc is the SQLite function filters on "fields" JSON values use to
+// ignore case: SQLite's lower() folds ASCII only, and the port folds case as
+// Go's strings.ToLower does.
+const lowerFunc = "catalogd_lower"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(lowerFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return strings.ToLower(v), nil
+		case []byte:
+			return strings.ToLower(string(v)), nil
+		}
+		return args[0], nil
+	})
+}
 
 // OpenSearch brings the search tables up to date and returns the engine for
 // documents with the given fields.
@@ -63,36 +104,42 @@ var searchMigrations = []Migration{{
 	Version: 1,
 	Name:    "search documents, keywords, browse paths",
 	Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+		// search_kw.lvalue is the lower-cased value only when SQL's lower()
+		// would fold it differently (non-ASCII letters); case-insensitive
+		// conditions read coalesce(lvalue, lower(value)).
 		common := []string{
 			`CREATE TABLE IF NOT EXISTS search_kw (
 	field TEXT NOT NULL,
 	value TEXT NOT NULL,
-	urn TEXT NOT NULL,
-	lvalue TEXT NOT NULL,
+	doc BIGINT NOT NULL,
+	lvalue TEXT,
 	num DOUBLE PRECISION,
-	PRIMARY KEY (field, value, urn)
+	PRIMARY KEY (field, value, doc)
 )` + withoutRowID(dialect),
-			`CREATE INDEX IF NOT EXISTS search_kw_urn ON search_kw (urn)`,
+			`CREATE INDEX IF NOT EXISTS search_kw_doc ON search_kw (doc)`,
 			`CREATE TABLE IF NOT EXISTS search_browse (
 	entity TEXT NOT NULL,
 	path TEXT NOT NULL,
-	urn TEXT NOT NULL,
-	PRIMARY KEY (entity, path, urn)
+	doc BIGINT NOT NULL,
+	PRIMARY KEY (entity, path, doc)
 )` + withoutRowID(dialect),
-			`CREATE INDEX IF NOT EXISTS search_browse_urn ON search_browse (urn)`,
+			`CREATE INDEX IF NOT EXISTS search_browse_doc ON search_browse (doc)`,
 		}
 		var own []string
 		if dialect == Postgres {
 			own = []string{
 				`CREATE TABLE IF NOT EXISTS search_doc (
-	urn TEXT PRIMARY KEY,
+	id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	urn TEXT NOT NULL UNIQUE,
 	entity TEXT NOT NULL,
 	removed BIGINT NOT NULL,
+	long BIGINT NOT NULL,
 	fields TEXT NOT NULL,
 	tsv TSVECTOR NOT NULL,
 	ac TSVECTOR NOT NULL
 )`,
 				`CREATE INDEX IF NOT EXISTS search_doc_entity ON search_doc (entity, removed, urn)`,
+				`CREATE INDEX IF NOT EXISTS search_doc_long ON search_doc (id) WHERE long = 1`,
 				`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv)`,
 				`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac)`,
 				// LIKE 'prefix%' on browse paths whatever the collation.
@@ -106,11 +153,18 @@ var searchMigrations = []Migration{{
 	id INTEGER PRIMARY KEY,
 	urn TEXT NOT NULL UNIQUE,
 	entity TEXT NOT NULL,
-	removed BIGINT NOT NULL,
+	removed INTEGER NOT NULL,
+	long INTEGER NOT NULL,
 	fields TEXT NOT NULL
 )`,
 				`CREATE INDEX IF NOT EXISTS search_doc_entity ON search_doc (entity, removed, urn)`,
-				`CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(b0, b1, b2, b3, b4, ac, tokenize = 'unicode61 remove_diacritics 2')`,
+				// The few documents with values too long for the keyword
+				// table, which filters also check.
+				`CREATE INDEX IF NOT EXISTS search_doc_long ON search_doc (id) WHERE long = 1`,
+				// Contentless: the words are indexed, not stored (matched
+				// fields come from search_doc.fields); contentless_delete
+				// lets a document's words be deleted by rowid.
+				`CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(b0, b1, b2, b3, b4, ac, content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 2')`,
 			}
 		}
 		return execAll(append(common, own...)...)(ctx, tx, dialect)
@@ -134,39 +188,79 @@ func (s *Search) Delete(ctx context.Context, urns []string) error {
 	return s.db.Update(ctx, func(tx catalog.Tx) error { return s.WriteDocuments(ctx, tx, nil, urns) })
 }
 
+// kwRow is one keyword row of a document.
+type kwRow struct {
+	field, value string
+	lvalue       any // string, or nil when lower(value) folds it right
+	num          any // float64 for numbers, else nil
+}
+
+func (k kwRow) key() string { return k.field + "\x00" + k.value }
+
 // docRow is a document as the tables hold it.
 type docRow struct {
-	urn, entity string
-	removed     int64
-	fields      string   // JSON of the text fields, for matched fields and suggestions
-	text        []string // words per boost bucket
-	ac          string   // words of the autocomplete fields
-	kw          []any    // flat (field, value, urn, lvalue, num) rows
-	browse      []any    // flat (entity, path, urn) rows
+	id            int64
+	urn, entity   string
+	removed, long int64
+	fields        string    // JSON of the stored string values
+	text          [5]string // words per boost bucket
+	ac            string    // words of the autocomplete fields
+	kw            []kwRow
+	browse        []string // normalized paths
+}
+
+// keyed reports whether the string values of a field get keyword rows; the
+// others are filtered through the "fields" JSON.
+func (s *Search) keyed(name string) bool {
+	f, ok := s.fields[name]
+	if !ok || f.Filter {
+		return true
+	}
+	switch f.Type {
+	case "TEXT", "TEXT_PARTIAL", "WORD_GRAM":
+		return f.QueryByDefault && f.Boost >= boostFloors[0] // the exact-name bonus reads them
+	}
+	return true
+}
+
+// columnField reports whether a field is a column of search_doc rather
+// than keyword rows.
+func columnField(name string) bool { return name == search.FieldURN || name == search.FieldRemoved }
+
+// foldExtra returns the lower-cased value when SQL's lower(), which may
+// fold ASCII letters only, would not give strings.ToLower's result.
+func foldExtra(v string) any {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= utf8.RuneSelf {
+			l := strings.ToLower(v)
+			if l != asciiLower(v) {
+				return l
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+func asciiLower(v string) string {
+	b := []byte(v)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func (s *Search) row(d catalog.Document) docRow {
-	r := docRow{urn: d.URN, entity: d.EntityType, text: make([]string, len(boostFloors))}
+	r := docRow{urn: d.URN, entity: d.EntityType}
 	if d.Removed {
 		r.removed = 1
 	}
 	var buckets [5]strings.Builder
 	var ac strings.Builder
 	stored := map[string][]string{}
-	seen := map[[2]string]bool{}
-	addKW := func(field, value string, num any) {
-		if len(value) > maxKeywordLen {
-			return
-		}
-		k := [2]string{field, value}
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		r.kw = append(r.kw, field, value, d.URN, strings.ToLower(value), num)
-	}
-	addKW(search.FieldURN, d.URN, nil)
-	addKW(search.FieldRemoved, fmt.Sprint(d.Removed), nil)
+	seen := map[string]bool{}
 	names := make([]string, 0, len(d.Fields))
 	for n := range d.Fields {
 		names = append(names, n)
@@ -174,12 +268,13 @@ func (s *Search) row(d catalog.Document) docRow {
 	sort.Strings(names)
 	for _, name := range names {
 		if name == search.FieldRemoved {
-			continue
+			continue // Document.Removed carries it
 		}
 		f, ok := s.fields[name]
 		if !ok {
 			f = catalog.SearchField{Name: name, Type: "KEYWORD", Boost: 1}
 		}
+		keyed := s.keyed(name)
 		for _, v := range d.Fields[name] {
 			var num any
 			switch x := v.(type) {
@@ -191,14 +286,26 @@ func (s *Search) row(d catalog.Document) docRow {
 				num = float64(x)
 			}
 			str := search.ValueString(v)
-			if name != search.FieldURN {
-				addKW(name, str, num)
+			_, isStr := v.(string)
+			store := isStr && (f.QueryByDefault || f.Autocomplete)
+			switch {
+			case columnField(name):
+			case isStr && !keyed:
+				store = true
+			case len(str) > maxKeywordLen:
+				store, r.long = true, 1
+			default:
+				k := kwRow{field: name, value: str, lvalue: foldExtra(str), num: num}
+				if !seen[k.key()] {
+					seen[k.key()] = true
+					r.kw = append(r.kw, k)
+				}
 			}
-			if _, isStr := v.(string); !isStr {
-				continue
-			}
-			if f.QueryByDefault || f.Autocomplete {
+			if store {
 				stored[name] = append(stored[name], str)
+			}
+			if !isStr {
+				continue
 			}
 			if f.QueryByDefault {
 				b := &buckets[bucketOf(f.Boost)]
@@ -226,7 +333,7 @@ func (s *Search) row(d catalog.Document) docRow {
 		p = search.NormalizePath(p)
 		if !seenPath[p] {
 			seenPath[p] = true
-			r.browse = append(r.browse, d.EntityType, p, d.URN)
+			r.browse = append(r.browse, p)
 		}
 	}
 	return r
@@ -241,12 +348,21 @@ func bucketOf(boost float64) int {
 	return len(boostFloors) - 1
 }
 
+// searchTx checks that ctx2 is a transaction of this store.
+func (s *Search) searchTx(ctx2 catalog.Tx) (*Tx, error) {
+	tx, ok := ctx2.(*Tx)
+	if !ok || tx.db != s.db {
+		return nil, fmt.Errorf("search: transaction %T is not one of this store", ctx2)
+	}
+	return tx, nil
+}
+
 // WriteDocuments replaces the documents of upserts and removes those of
 // deletes inside tx, which must be a transaction of the same store.
 func (s *Search) WriteDocuments(ctx context.Context, ctx2 catalog.Tx, upserts []catalog.Document, deletes []string) error {
-	tx, ok := ctx2.(*Tx)
-	if !ok || tx.db != s.db {
-		return fmt.Errorf("search: transaction %T is not one of this store", ctx2)
+	tx, err := s.searchTx(ctx2)
+	if err != nil {
+		return err
 	}
 	if len(upserts) == 0 && len(deletes) == 0 {
 		return nil
@@ -268,18 +384,14 @@ func (s *Search) WriteDocuments(ctx context.Context, ctx2 catalog.Tx, upserts []
 		urns = append(urns, d.URN)
 		rows = append(rows, s.row(d))
 	}
+	var gone []string
 	for _, u := range deletes {
 		if _, ok := byURN[u]; !ok {
 			urns = append(urns, u)
+			gone = append(gone, u)
 		}
 	}
-	if err := s.clear(ctx, tx, urns); err != nil {
-		return tx.db.fail(ctx, err, "clear search documents of %s", describeURNs(urns))
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	if err := s.insert(ctx, tx, rows); err != nil {
+	if err := s.write(ctx, tx, rows, gone); err != nil {
 		return tx.db.fail(ctx, err, "write search documents of %s", describeURNs(urns))
 	}
 	return nil
@@ -287,78 +399,353 @@ func (s *Search) WriteDocuments(ctx context.Context, ctx2 catalog.Tx, upserts []
 
 // ResetDocuments removes every document, inside tx.
 func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
-	tx, ok := ctx2.(*Tx)
-	if !ok || tx.db != s.db {
-		return fmt.Errorf("search: transaction %T is not one of this store", ctx2)
+	tx, err := s.searchTx(ctx2)
+	if err != nil {
+		return err
 	}
-	tables := []string{"search_kw", "search_browse", "search_doc"}
+	stmts := []string{"DELETE FROM search_kw", "DELETE FROM search_browse", "DELETE FROM search_doc"}
 	if !tx.db.q.pg {
-		tables = append(tables, "search_fts")
+		// A contentless table is emptied at once, not row by row.
+		stmts = append(stmts, "INSERT INTO search_fts (search_fts) VALUES ('delete-all')")
 	}
-	for _, t := range tables {
-		if _, err := tx.q.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-			return tx.db.fail(ctx, err, "empty %s", t)
+	for _, st := range stmts {
+		if _, err := tx.q.ExecContext(ctx, st); err != nil {
+			return tx.db.fail(ctx, err, "empty the search index: %s", st)
 		}
 	}
 	return nil
 }
 
 // InsertDocuments adds documents that are not in the index (after
-// ResetDocuments), inside tx, skipping the removal of old rows.
+// ResetDocuments), inside tx, skipping the reading of old rows.
 func (s *Search) InsertDocuments(ctx context.Context, ctx2 catalog.Tx, docs []catalog.Document) error {
-	tx, ok := ctx2.(*Tx)
-	if !ok || tx.db != s.db {
-		return fmt.Errorf("search: transaction %T is not one of this store", ctx2)
+	tx, err := s.searchTx(ctx2)
+	if err != nil {
+		return err
 	}
 	rows := make([]docRow, 0, len(docs))
 	for _, d := range docs {
 		rows = append(rows, s.row(d))
 	}
-	if err := s.insert(ctx, tx, rows); err != nil {
+	if err := s.insertNew(ctx, tx, rows); err != nil {
 		return tx.db.fail(ctx, err, "write %d search documents", len(rows))
 	}
 	return nil
 }
 
-func (s *Search) clear(ctx context.Context, tx *Tx, urns []string) error {
+// oldDoc is what the index holds of a document about to be rewritten.
+type oldDoc struct {
+	id            int64
+	entity        string
+	removed, long int64
+	fields        string
+	kw            map[string]kwRow
+	browse        map[string]bool
+}
+
+// write replaces the documents of rows and deletes those of gone, writing
+// only the rows that change.
+func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string) error {
 	q := tx.db.q
-	arg := q.listArg(urns)
-	stmts := []string{
-		"DELETE FROM search_kw WHERE " + q.inList("urn"),
-		"DELETE FROM search_browse WHERE " + q.inList("urn"),
+	urns := make([]string, 0, len(rows)+len(gone))
+	for _, r := range rows {
+		urns = append(urns, r.urn)
 	}
+	urns = append(urns, gone...)
+	old, err := s.loadOld(ctx, tx, urns)
+	if err != nil {
+		return err
+	}
+	var goneIDs []int64
+	for _, u := range gone {
+		if o := old[u]; o != nil {
+			goneIDs = append(goneIDs, o.id)
+		}
+	}
+	if err := s.deleteDocs(ctx, tx, goneIDs); err != nil {
+		return err
+	}
+	var (
+		fresh, changed []docRow // documents to insert, existing ones to update
+		textIDs        []int64  // existing documents whose words change
+		kwIns          []kwRow
+		kwInsDoc       []int64
+		kwDel          []any // flat (field, value, doc)
+		brIns, brDel   []any // flat (entity, path, doc)
+	)
+	for _, r := range rows {
+		o := old[r.urn]
+		if o == nil {
+			fresh = append(fresh, r)
+			continue
+		}
+		r.id = o.id
+		if r.entity != o.entity || r.removed != o.removed || r.long != o.long || r.fields != o.fields {
+			changed = append(changed, r)
+			if r.fields != o.fields {
+				// The words derive from the stored values.
+				textIDs = append(textIDs, o.id)
+			}
+		}
+		for _, k := range r.kw {
+			if ok, found := o.kw[k.key()]; found && ok.num == k.num && ok.lvalue == k.lvalue {
+				delete(o.kw, k.key())
+				continue
+			} else if found {
+				kwDel = append(kwDel, k.field, k.value, o.id)
+				delete(o.kw, k.key())
+			}
+			kwIns, kwInsDoc = append(kwIns, k), append(kwInsDoc, o.id)
+		}
+		for _, k := range o.kw {
+			kwDel = append(kwDel, k.field, k.value, o.id)
+		}
+		for _, p := range r.browse {
+			if o.browse[p] && r.entity == o.entity {
+				delete(o.browse, p)
+				continue
+			}
+			brIns = append(brIns, r.entity, p, o.id)
+		}
+		for p := range o.browse {
+			brDel = append(brDel, o.entity, p, o.id)
+		}
+	}
+	if err := deleteKeys(ctx, tx, "search_kw", []string{"field", "value", "doc"}, kwDel); err != nil {
+		return err
+	}
+	if err := deleteKeys(ctx, tx, "search_browse", []string{"entity", "path", "doc"}, brDel); err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		if !q.pg && len(textIDs) > 0 {
+			if _, err := tx.q.ExecContext(ctx, "DELETE FROM search_fts WHERE rowid IN (SELECT value FROM json_each(?))", int64List(textIDs)); err != nil {
+				return err
+			}
+		}
+		if err := s.upsertDocs(ctx, tx, changed, true); err != nil {
+			return err
+		}
+		if !q.pg && len(textIDs) > 0 {
+			text := map[int64]bool{}
+			for _, id := range textIDs {
+				text[id] = true
+			}
+			var rewrite []docRow
+			for _, r := range changed {
+				if text[r.id] {
+					rewrite = append(rewrite, r)
+				}
+			}
+			if err := insertFTS(ctx, tx, rewrite); err != nil {
+				return err
+			}
+		}
+	}
+	flat := make([]any, 0, 5*len(kwIns))
+	for i, k := range kwIns {
+		flat = append(flat, k.field, k.value, kwInsDoc[i], k.lvalue, k.num)
+	}
+	if err := insertKW(ctx, tx, flat); err != nil {
+		return err
+	}
+	if err := insertBrowse(ctx, tx, brIns); err != nil {
+		return err
+	}
+	return s.insertNew(ctx, tx, fresh)
+}
+
+// int64List encodes ids for json_each.
+func int64List(ids []int64) string {
+	b, _ := json.Marshal(ids) // cannot fail on []int64
+	return string(b)
+}
+
+// loadOld reads the indexed state of the documents of urns that exist.
+func (s *Search) loadOld(ctx context.Context, tx *Tx, urns []string) (map[string]*oldDoc, error) {
+	q := tx.db.q
+	out := map[string]*oldDoc{}
+	if len(urns) == 0 {
+		return out, nil
+	}
+	rows, err := tx.q.QueryContext(ctx, q.rebind("SELECT id, urn, entity, removed, long, fields FROM search_doc WHERE "+q.inList("urn")), q.listArg(urns))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*oldDoc{}
+	var ids []int64
+	for rows.Next() {
+		o := &oldDoc{kw: map[string]kwRow{}, browse: map[string]bool{}}
+		var u string
+		if err := rows.Scan(&o.id, &u, &o.entity, &o.removed, &o.long, &o.fields); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out[u], byID[o.id] = o, o
+		ids = append(ids, o.id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	idArg, idCond := idList(q, ids, "doc")
+	rows, err = tx.q.QueryContext(ctx, q.rebind("SELECT doc, field, value, lvalue, num FROM search_kw WHERE "+idCond), idArg)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id int64
+		var k kwRow
+		var lv sql.NullString
+		var num sql.NullFloat64
+		if err := rows.Scan(&id, &k.field, &k.value, &lv, &num); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if lv.Valid {
+			k.lvalue = lv.String
+		}
+		if num.Valid {
+			k.num = num.Float64
+		}
+		byID[id].kw[k.key()] = k
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.q.QueryContext(ctx, q.rebind("SELECT doc, path FROM search_browse WHERE "+idCond), idArg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var p string
+		if err := rows.Scan(&id, &p); err != nil {
+			return nil, err
+		}
+		byID[id].browse[p] = true
+	}
+	return out, rows.Err()
+}
+
+// idList returns the argument and condition "col IN ids".
+func idList(q queries, ids []int64, col string) (any, string) {
+	if q.pg {
+		return ids, col + " = ANY(?::bigint[])"
+	}
+	return int64List(ids), col + " IN (SELECT value FROM json_each(?))"
+}
+
+// deleteDocs removes documents by id.
+func (s *Search) deleteDocs(ctx context.Context, tx *Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	q := tx.db.q
+	arg, _ := idList(q, ids, "")
+	tables := []struct{ table, col string }{{"search_kw", "doc"}, {"search_browse", "doc"}, {"search_doc", "id"}}
 	if !q.pg {
-		stmts = append(stmts,
-			"DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_doc WHERE "+q.inList("urn")+")",
-			"DELETE FROM search_doc WHERE "+q.inList("urn"))
-	} else {
-		stmts = append(stmts, "DELETE FROM search_doc WHERE "+q.inList("urn"))
+		tables = append(tables, struct{ table, col string }{"search_fts", "rowid"})
 	}
-	for _, st := range stmts {
-		if _, err := tx.q.ExecContext(ctx, q.rebind(st), arg); err != nil {
+	for _, t := range tables {
+		_, cond := idList(q, ids, t.col)
+		if _, err := tx.q.ExecContext(ctx, q.rebind("DELETE FROM "+t.table+" WHERE "+cond), arg); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Search) insert(ctx context.Context, tx *Tx, rows []docRow) error {
+// deleteKeys deletes rows by primary key, given flat (text, text, doc)
+// triples.
+func deleteKeys(ctx context.Context, tx *Tx, table string, cols []string, flat []any) error {
+	if len(flat) == 0 {
+		return nil
+	}
 	q := tx.db.q
+	n := len(flat) / 3
+	if q.pg {
+		a, b, c := make([]string, n), make([]string, n), make([]int64, n)
+		for i := 0; i < n; i++ {
+			a[i], b[i], c[i] = flat[3*i].(string), flat[3*i+1].(string), flat[3*i+2].(int64)
+		}
+		_, err := tx.q.ExecContext(ctx, "DELETE FROM "+table+" x USING unnest($1::text[], $2::text[], $3::bigint[]) AS t(a, b, c) WHERE x."+cols[0]+" = t.a AND x."+cols[1]+" = t.b AND x."+cols[2]+" = t.c", a, b, c)
+		return err
+	}
+	// Row by row through one statement: each is a primary-key seek.
+	for i := 0; i < n; i++ {
+		if _, err := tx.q.ExecContext(ctx, "DELETE FROM "+table+" WHERE "+cols[0]+" = ? AND "+cols[1]+" = ? AND "+cols[2]+" = ?", flat[3*i:3*i+3]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertKW(ctx context.Context, tx *Tx, flat []any) error {
+	return bulk(ctx, tx.q, tx.db.q, "search_kw", []string{"field", "value", "doc", "lvalue", "num"},
+		[]string{"text", "text", "bigint", "text", "float8"}, " ON CONFLICT DO NOTHING", flat)
+}
+
+func insertBrowse(ctx context.Context, tx *Tx, flat []any) error {
+	return bulk(ctx, tx.q, tx.db.q, "search_browse", []string{"entity", "path", "doc"},
+		[]string{"text", "text", "bigint"}, " ON CONFLICT DO NOTHING", flat)
+}
+
+// insertFTS adds the words of documents whose ids are known (SQLite).
+func insertFTS(ctx context.Context, tx *Tx, rows []docRow) error {
+	fts := make([]any, 0, 7*len(rows))
+	for _, r := range rows {
+		fts = append(fts, r.id, r.text[0], r.text[1], r.text[2], r.text[3], r.text[4], r.ac)
+	}
+	return bulk(ctx, tx.q, tx.db.q, "search_fts", []string{"rowid", "b0", "b1", "b2", "b3", "b4", "ac"}, nil, "", fts)
+}
+
+// insertNew writes documents the index does not hold.
+func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := s.upsertDocs(ctx, tx, rows, false); err != nil {
+		return err
+	}
+	if !tx.db.q.pg {
+		if err := insertFTS(ctx, tx, rows); err != nil {
+			return err
+		}
+	}
 	var kw, browse []any
 	for _, r := range rows {
-		kw = append(kw, r.kw...)
-		browse = append(browse, r.browse...)
+		for _, k := range r.kw {
+			kw = append(kw, k.field, k.value, r.id, k.lvalue, k.num)
+		}
+		for _, p := range r.browse {
+			browse = append(browse, r.entity, p, r.id)
+		}
 	}
+	if err := insertKW(ctx, tx, kw); err != nil {
+		return err
+	}
+	return insertBrowse(ctx, tx, browse)
+}
+
+// upsertDocs writes the search_doc rows (and, on PostgreSQL, their
+// tsvectors) and sets the ids of rows. update says the rows exist.
+func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update bool) error {
+	q := tx.db.q
+	ids := make(map[string]int64, len(rows))
 	if q.pg {
 		n := len(rows)
 		urn, ent, fields, ac := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		removed := make([]int64, n)
+		removed, long := make([]int64, n), make([]int64, n)
 		text := make([][]string, len(boostFloors))
 		for i := range text {
 			text[i] = make([]string, n)
 		}
 		for i, r := range rows {
-			urn[i], ent[i], removed[i], fields[i], ac[i] = r.urn, r.entity, r.removed, r.fields, r.ac
+			urn[i], ent[i], removed[i], long[i], fields[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.ac
 			for b := range text {
 				text[b][i] = r.text[b]
 			}
@@ -367,54 +754,60 @@ func (s *Search) insert(ctx context.Context, tx *Tx, rows []docRow) error {
 		for b := range text {
 			tsv = append(tsv, fmt.Sprintf("setweight(to_tsvector('simple', t%d), '%s')", b, pgWeight[b]))
 		}
-		stmt := `INSERT INTO search_doc (urn, entity, removed, fields, tsv, ac)
-SELECT u, e, r, f, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
-FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-AS t(u, e, r, f, t0, t1, t2, t3, t4, a)
-ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, fields = EXCLUDED.fields, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac`
-		if _, err := tx.q.ExecContext(ctx, stmt, urn, ent, removed, fields, text[0], text[1], text[2], text[3], text[4], ac); err != nil {
+		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, tsv, ac)
+SELECT u, e, r, l, f, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+AS t(u, e, r, l, f, t0, t1, t2, t3, t4, a)
+ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
+RETURNING id, urn`
+		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, text[0], text[1], text[2], text[3], text[4], ac)
+		if err != nil {
 			return err
 		}
-	} else {
-		flat := make([]any, 0, 4*len(rows))
-		for _, r := range rows {
-			flat = append(flat, r.urn, r.entity, r.removed, r.fields)
+		if err := scanIDs(res, ids); err != nil {
+			return err
 		}
-		ids := make(map[string]int64, len(rows))
-		per := q.rowsPerStatement(4)
+	} else if update {
+		for _, r := range rows {
+			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fields = ? WHERE id = ?", r.entity, r.removed, r.long, r.fields, r.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	} else {
+		flat := make([]any, 0, 5*len(rows))
+		for _, r := range rows {
+			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields)
+		}
+		per := q.rowsPerStatement(5)
 		for i := 0; i < len(rows); i += per {
 			m := min(per, len(rows)-i)
-			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, fields) VALUES ", "(?,?,?,?)", " RETURNING id, urn", m), flat[i*4:(i+m)*4]...)
+			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields) VALUES ", "(?,?,?,?,?)", " RETURNING id, urn", m), flat[i*5:(i+m)*5]...)
 			if err != nil {
 				return err
 			}
-			for res.Next() {
-				var id int64
-				var u string
-				if err := res.Scan(&id, &u); err != nil {
-					res.Close()
-					return err
-				}
-				ids[u] = id
-			}
-			if err := res.Close(); err != nil {
+			if err := scanIDs(res, ids); err != nil {
 				return err
 			}
 		}
-		fts := make([]any, 0, 7*len(rows))
-		for _, r := range rows {
-			fts = append(fts, ids[r.urn], r.text[0], r.text[1], r.text[2], r.text[3], r.text[4], r.ac)
-		}
-		if err := bulk(ctx, tx.q, q, "search_fts", []string{"rowid", "b0", "b1", "b2", "b3", "b4", "ac"}, nil, "", fts); err != nil {
+	}
+	for i := range rows {
+		rows[i].id = ids[rows[i].urn]
+	}
+	return nil
+}
+
+func scanIDs(res *sql.Rows, ids map[string]int64) error {
+	defer res.Close()
+	for res.Next() {
+		var id int64
+		var u string
+		if err := res.Scan(&id, &u); err != nil {
 			return err
 		}
+		ids[u] = id
 	}
-	if err := bulk(ctx, tx.q, q, "search_kw", []string{"field", "value", "urn", "lvalue", "num"},
-		[]string{"text", "text", "text", "text", "float8"}, " ON CONFLICT DO NOTHING", kw); err != nil {
-		return err
-	}
-	return bulk(ctx, tx.q, q, "search_browse", []string{"entity", "path", "urn"},
-		[]string{"text", "text", "text"}, " ON CONFLICT DO NOTHING", browse)
+	return res.Err()
 }
 
 // bulk inserts flat rows: multi-row VALUES on SQLite, one unnest statement
@@ -445,9 +838,11 @@ func bulk(ctx context.Context, x querier, q queries, table string, cols, types [
 				}
 				arrays[c] = col
 			default:
-				col := make([]string, rows)
+				col := make([]pgtype.Text, rows)
 				for r := range col {
-					col[r], _ = flat[r*n+c].(string)
+					if v, ok := flat[r*n+c].(string); ok {
+						col[r] = pgtype.Text{String: v, Valid: true}
+					}
 				}
 				arrays[c] = col
 			}

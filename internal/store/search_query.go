@@ -70,48 +70,19 @@ func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHide
 	return nil
 }
 
-// criterion returns the SQL of one filter criterion over d.urn.
+// criterion returns the SQL of one filter criterion over the document
+// alias d. Keyword rows answer it for keyword-like fields; the "fields" JSON
+// for free-text fields and for the values too long for keyword rows (the
+// documents flagged long); search_doc's columns for "urn" and "removed".
 func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
+	q := s.db.q
 	cond := strings.ToUpper(c.Condition)
 	if cond == "" {
 		cond = "EQUAL"
 	}
-	sub := "d.urn IN (SELECT k.urn FROM search_kw k WHERE k.field = ? AND "
-	args := []any{c.Field}
-	var expr string
-	lower := func() []any {
-		out := make([]any, len(c.Values))
-		for i, v := range c.Values {
-			out[i] = strings.ToLower(v)
-		}
-		return out
-	}
-	anyOf := func(col, tmpl string, vals []any) {
-		var parts []string
-		for _, v := range vals {
-			parts = append(parts, strings.ReplaceAll(tmpl, "$", col))
-			args = append(args, v)
-		}
-		expr = "(" + strings.Join(parts, " OR ") + ")"
-	}
+	var rangeArg any
 	switch cond {
-	case "EQUAL", "IN":
-		vals := make([]any, len(c.Values))
-		for i, v := range c.Values {
-			vals[i] = v
-			if f := s.fields[c.Field]; f.Type == "BOOLEAN" || c.Field == search.FieldRemoved {
-				vals[i] = strings.ToLower(v)
-			}
-		}
-		anyOf("k.value", "$ = ?", vals)
-	case "IEQUAL":
-		anyOf("k.lvalue", "$ = ?", lower())
-	case "CONTAIN":
-		anyOf("k.lvalue", `$ LIKE '%' || ? || '%' ESCAPE '\'`, escapeAll(lower()))
-	case "START_WITH":
-		anyOf("k.lvalue", `$ LIKE ? || '%' ESCAPE '\'`, escapeAll(lower()))
-	case "END_WITH":
-		anyOf("k.lvalue", `$ LIKE '%' || ? ESCAPE '\'`, escapeAll(lower()))
+	case "EQUAL", "IN", "IEQUAL", "CONTAIN", "START_WITH", "END_WITH", "EXISTS", "IS_NULL":
 	case "GREATER_THAN", "GREATER_THAN_OR_EQUAL_TO", "LESS_THAN", "LESS_THAN_OR_EQUAL_TO":
 		if len(c.Values) == 0 {
 			return "", nil, catalog.Errorf(catalog.Invalid, "condition %s on field %s needs a value", cond, c.Field)
@@ -120,21 +91,120 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 		if err != nil {
 			return "", nil, catalog.Errorf(catalog.Invalid, "condition %s on field %s needs a numeric value, got %q", cond, c.Field, c.Values[0])
 		}
-		op := map[string]string{"GREATER_THAN": ">", "GREATER_THAN_OR_EQUAL_TO": ">=", "LESS_THAN": "<", "LESS_THAN_OR_EQUAL_TO": "<="}[cond]
-		expr = "k.num " + op + " ?"
-		args = append(args, n)
-	case "EXISTS", "IS_NULL":
-		expr = "1=1"
+		rangeArg = n
 	default:
 		return "", nil, catalog.Errorf(catalog.Invalid, "unknown condition %q on field %s", c.Condition, c.Field)
 	}
-	if len(c.Values) == 0 && expr == "" {
+	boolish := s.fields[c.Field].Type == "BOOLEAN" || c.Field == search.FieldRemoved
+	// test is the condition over one value: v as stored, lv lower-cased,
+	// num its number ("" when the source has no numbers); ok is false when
+	// no value of the source can hold it.
+	test := func(v, lv, num string) (expr string, args []any, ok bool) {
+		anyOf := func(col, tmpl string, vals []string, fold bool) {
+			var parts []string
+			for _, x := range vals {
+				if fold {
+					x = strings.ToLower(x)
+				}
+				if strings.Contains(tmpl, "LIKE") {
+					x = likeEscape(x)
+				}
+				parts = append(parts, strings.ReplaceAll(tmpl, "$", col))
+				args = append(args, x)
+			}
+			expr = "(" + strings.Join(parts, " OR ") + ")"
+		}
+		switch cond {
+		case "EQUAL", "IN":
+			anyOf(v, "$ = ?", c.Values, boolish)
+		case "IEQUAL":
+			anyOf(lv, "$ = ?", c.Values, true)
+		case "CONTAIN":
+			anyOf(lv, `$ LIKE '%' || ? || '%' ESCAPE '\'`, c.Values, true)
+		case "START_WITH":
+			anyOf(lv, `$ LIKE ? || '%' ESCAPE '\'`, c.Values, true)
+		case "END_WITH":
+			anyOf(lv, `$ LIKE '%' || ? ESCAPE '\'`, c.Values, true)
+		case "EXISTS", "IS_NULL":
+			return "1=1", nil, true
+		default: // the range conditions
+			if num == "" {
+				return "", nil, false
+			}
+			op := map[string]string{"GREATER_THAN": ">", "GREATER_THAN_OR_EQUAL_TO": ">=", "LESS_THAN": "<", "LESS_THAN_OR_EQUAL_TO": "<="}[cond]
+			return num + " " + op + " ?", []any{rangeArg}, true
+		}
+		if expr == "()" {
+			return "", nil, false
+		}
+		return expr, args, true
+	}
+	if len(c.Values) == 0 && cond != "EXISTS" && cond != "IS_NULL" {
 		return "", nil, catalog.Errorf(catalog.Invalid, "condition %s on field %s needs a value", cond, c.Field)
 	}
-	if expr == "()" {
-		expr = "1=0"
+	lowerFn := lowerFunc
+	if q.pg {
+		lowerFn = "lower"
 	}
-	sqlc := sub + expr + ")"
+	// jsonValues is the FROM clause listing the stored string values of the
+	// field in the "fields" JSON of document alias x.
+	jsonValues := func(x string) (string, any) {
+		if q.pg {
+			return "jsonb_array_elements_text(" + x + ".fields::jsonb -> ?::text) AS j(value)", c.Field
+		}
+		return "json_each(" + x + ".fields, ?) j", `$."` + strings.ReplaceAll(c.Field, `"`, `\"`) + `"`
+	}
+	var sqlc string
+	var args []any
+	switch {
+	case columnField(c.Field):
+		v := "d.urn"
+		if c.Field == search.FieldRemoved {
+			v = "(CASE WHEN d.removed = 1 THEN 'true' ELSE 'false' END)"
+		}
+		expr, a, ok := test(v, lowerFn+"("+v+")", "")
+		if !ok {
+			expr, a = "1=0", nil
+		}
+		sqlc, args = "("+expr+")", a
+	default:
+		kexpr, kargs, kok := test("k.value", "coalesce(k.lvalue, lower(k.value))", "k.num")
+		jexpr, jargs, jok := test("j.value", lowerFn+"(j.value)", "")
+		kw := "SELECT k.doc FROM search_kw k WHERE k.field = ? AND " + kexpr
+		if !kok {
+			kw = "SELECT k.doc FROM search_kw k WHERE 1=0"
+		}
+		if s.keyed(c.Field) {
+			sqlc = "d.id IN (" + kw
+			if kok {
+				args = append([]any{c.Field}, kargs...)
+			}
+			if jok {
+				// The rare documents with values too long for keyword rows.
+				from, path := jsonValues("x")
+				sqlc += " UNION ALL SELECT x.id FROM search_doc x WHERE x.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + ")"
+				args = append(append(args, path), jargs...)
+			}
+			sqlc += ")"
+		} else {
+			// A free-text field: its strings are in the JSON, any other
+			// value in keyword rows.
+			var parts []string
+			if jok {
+				from, path := jsonValues("d")
+				parts = append(parts, "EXISTS (SELECT 1 FROM "+from+" WHERE "+jexpr+")")
+				args = append(append(args, path), jargs...)
+			}
+			if kok {
+				parts = append(parts, "d.id IN ("+kw+")")
+				args = append(append(args, c.Field), kargs...)
+			}
+			if len(parts) == 0 {
+				parts = []string{"1=0"}
+			}
+			sqlc = "(" + strings.Join(parts, " OR ") + ")"
+		}
+	}
 	neg := c.Negated
 	if cond == "IS_NULL" {
 		neg = !neg
@@ -143,13 +213,6 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 		sqlc = "NOT (" + sqlc + ")"
 	}
 	return sqlc, args, nil
-}
-
-func escapeAll(vals []any) []any {
-	for i, v := range vals {
-		vals[i] = likeEscape(v.(string))
-	}
-	return vals
 }
 
 // textMatch returns the engine's full-text condition for query words (each
@@ -191,9 +254,10 @@ func crossJoin(pg bool) string {
 	return "CROSS JOIN"
 }
 
-// facetByHitsMax is the hit count up to which facets are counted from the
-// hits' keyword rows rather than from the facet fields' rows.
-const facetByHitsMax = 20000
+// maxTotal caps the hit count a search reports, as DataHub does (its
+// Elasticsearch counts exactly up to 10,000): counting further would visit
+// every hit of a broad query.
+const maxTotal = 10000
 
 // Search runs a search: free text ranked by field boosts (plus a bonus for
 // an exact match of a name-like field), the filter, facets and a page.
@@ -219,7 +283,7 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		if len(s.exact) > 0 {
 			// The keyword table's key (field, value) finds exact values; the
 			// query as typed and lower-cased covers the usual spellings.
-			order = "CASE WHEN d.urn IN (SELECT x.urn FROM search_kw x WHERE " + s.db.q.inList("x.field") + " AND x.value IN (?, ?)) THEN 0 ELSE 1 END, " + order
+			order = "CASE WHEN d.id IN (SELECT x.doc FROM search_kw x WHERE " + s.db.q.inList("x.field") + " AND x.value IN (?, ?)) THEN 0 ELSE 1 END, " + order
 			text := strings.TrimSpace(q.Text)
 			rankArgs = append([]any{s.db.q.listArg(s.exact), text, strings.ToLower(text)}, rankArgs...)
 		}
@@ -229,7 +293,7 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	}
 	err := s.db.snapshot(ctx, func(x querier) error {
 		qs := s.db.q
-		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM "+from+" WHERE "+w.sql()), w.args...).Scan(&res.Total); err != nil {
+		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM "+from+" WHERE "+w.sql()+" LIMIT "+strconv.Itoa(maxTotal)+") t"), w.args...).Scan(&res.Total); err != nil {
 			return err
 		}
 		if q.Count > 0 && q.Start < res.Total {
@@ -255,33 +319,7 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 			rows.Close()
 		}
 		if len(q.Facets) > 0 && res.Total > 0 {
-			args := append([]any{qs.listArg(q.Facets)}, w.args...)
-			// Few hits: walk their keyword rows by URN. Many: walk the facet
-			// fields' rows and keep those of hits.
-			stmt := "SELECT k.field, k.value, COUNT(*) FROM search_kw k WHERE " + qs.inList("k.field") +
-				" AND k.urn IN (SELECT d.urn FROM " + from + " WHERE " + w.sql() + ") GROUP BY k.field, k.value"
-			if res.Total <= facetByHitsMax {
-				stmt = "SELECT k.field, k.value, COUNT(*) FROM (SELECT d.urn FROM " + from + " WHERE " + w.sql() +
-					") h " + crossJoin(qs.pg) + " search_kw k ON k.urn = h.urn WHERE " + qs.inList("k.field") + " GROUP BY k.field, k.value"
-				args = append(append([]any{}, w.args...), qs.listArg(q.Facets))
-			}
-			rows, err := x.QueryContext(ctx, qs.rebind(stmt), args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var f, v string
-				var n int
-				if err := rows.Scan(&f, &v, &n); err != nil {
-					return err
-				}
-				if res.Facets[f] == nil {
-					res.Facets[f] = map[string]int{}
-				}
-				res.Facets[f][v] = n
-			}
-			return rows.Err()
+			return s.facets(ctx, x, q.Facets, from, w, res.Total < maxTotal, res.Facets)
 		}
 		return nil
 	})
@@ -294,6 +332,83 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		}
 	}
 	return res, nil
+}
+
+// facets counts the values of fields over the hits of from/w: from keyword
+// rows, plus the "fields" JSON for free-text fields and search_doc's
+// columns for "urn" and "removed". few says the hits are few enough to walk
+// their keyword rows; otherwise the facet fields' rows are walked.
+func (s *Search) facets(ctx context.Context, x querier, fields []string, from string, w where, few bool, out map[string]map[string]int) error {
+	qs := s.db.q
+	hits := "SELECT d.id FROM " + from + " WHERE " + w.sql()
+	add := func(stmt string, args []any, field string) error {
+		rows, err := x.QueryContext(ctx, qs.rebind(stmt), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var f, v string
+			var n int
+			if field != "" {
+				if err := rows.Scan(&v, &n); err != nil {
+					return err
+				}
+				f = field
+			} else if err := rows.Scan(&f, &v, &n); err != nil {
+				return err
+			}
+			if out[f] == nil {
+				out[f] = map[string]int{}
+			}
+			out[f][v] += n
+		}
+		return rows.Err()
+	}
+	var kwFields []string
+	for _, f := range fields {
+		switch {
+		case columnField(f):
+			v := "d.urn"
+			if f == search.FieldRemoved {
+				v = "(CASE WHEN d.removed = 1 THEN 'true' ELSE 'false' END)"
+			}
+			stmt := "SELECT " + v + ", COUNT(*) FROM " + from + " WHERE " + w.sql() + " GROUP BY 1"
+			if err := add(stmt, w.args, f); err != nil {
+				return err
+			}
+		case !s.keyed(f):
+			var stmt string
+			var path any
+			if qs.pg {
+				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h JOIN search_doc x ON x.id = h.id CROSS JOIN LATERAL jsonb_array_elements_text(x.fields::jsonb -> ?::text) AS j(value) WHERE length(j.value) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
+				path = f
+			} else {
+				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h CROSS JOIN search_doc x ON x.id = h.id CROSS JOIN json_each(x.fields, ?) j WHERE length(CAST(j.value AS BLOB)) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
+				path = `$."` + strings.ReplaceAll(f, `"`, `\"`) + `"`
+			}
+			if err := add(stmt, append(append([]any{}, w.args...), path), f); err != nil {
+				return err
+			}
+			kwFields = append(kwFields, f) // its non-string values
+		default:
+			kwFields = append(kwFields, f)
+		}
+	}
+	if len(kwFields) == 0 {
+		return nil
+	}
+	// Few hits: walk their keyword rows by document. Many: walk the facet
+	// fields' rows and keep those of hits.
+	stmt := "SELECT k.field, k.value, COUNT(*) FROM search_kw k WHERE " + qs.inList("k.field") +
+		" AND k.doc IN (" + hits + ") GROUP BY k.field, k.value"
+	args := append([]any{qs.listArg(kwFields)}, w.args...)
+	if few {
+		stmt = "SELECT k.field, k.value, COUNT(*) FROM (" + hits + ") h " + crossJoin(qs.pg) +
+			" search_kw k ON k.doc = h.id WHERE " + qs.inList("k.field") + " GROUP BY k.field, k.value"
+		args = append(append([]any{}, w.args...), qs.listArg(kwFields))
+	}
+	return add(stmt, args, "")
 }
 
 // matched lists the query-by-default fields of a stored document whose
@@ -309,7 +424,7 @@ func (s *Search) matched(tokens []string, fieldsJSON string) []catalog.MatchedFi
 	}
 	names := make([]string, 0, len(fields))
 	for n := range fields {
-		if f, ok := s.fields[n]; !ok || f.QueryByDefault {
+		if s.fields[n].QueryByDefault {
 			names = append(names, n)
 		}
 	}
@@ -434,7 +549,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	if err := s.docConds(&w, nil, q.Filter, true); err != nil {
 		return res, err
 	}
-	from := "search_browse b JOIN search_doc d ON d.urn = b.urn"
+	from := "search_browse b JOIN search_doc d ON d.id = b.doc"
 	qs := s.db.q
 	var segment string
 	if qs.pg {
@@ -452,7 +567,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	err := s.db.snapshot(ctx, func(x querier) error {
 		// Groups.
 		args := append(append(append([]any{}, segArgs...), w.args...), underArg)
-		rows, err := x.QueryContext(ctx, qs.rebind("SELECT "+segment+" AS seg, COUNT(DISTINCT b.urn) FROM "+from+" WHERE "+w.sql()+" AND "+under+" GROUP BY seg ORDER BY seg"), args...)
+		rows, err := x.QueryContext(ctx, qs.rebind("SELECT "+segment+" AS seg, COUNT(DISTINCT b.doc) FROM "+from+" WHERE "+w.sql()+" AND "+under+" GROUP BY seg ORDER BY seg"), args...)
 		if err != nil {
 			return err
 		}
@@ -473,11 +588,11 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 		res.NumGroups = len(groups)
 		// Entities below the path (any depth) and exactly at it.
 		args = append(append([]any{}, w.args...), underArg)
-		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(DISTINCT b.urn) FROM "+from+" WHERE "+w.sql()+" AND "+under), args...).Scan(&res.Total); err != nil {
+		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(DISTINCT b.doc) FROM "+from+" WHERE "+w.sql()+" AND "+under), args...).Scan(&res.Total); err != nil {
 			return err
 		}
 		args = append(append([]any{}, w.args...), path)
-		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(DISTINCT b.urn) FROM "+from+" WHERE "+w.sql()+" AND b.path = ?"), args...).Scan(&res.NumEntities); err != nil {
+		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(DISTINCT b.doc) FROM "+from+" WHERE "+w.sql()+" AND b.path = ?"), args...).Scan(&res.NumEntities); err != nil {
 			return err
 		}
 		// The page spans groups, then entities.
@@ -489,7 +604,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 		off := max(0, q.Start-len(groups))
 		if left > 0 && off < res.NumEntities {
 			args = append(append([]any{}, w.args...), path, int64(left), int64(off))
-			rows, err := x.QueryContext(ctx, qs.rebind("SELECT DISTINCT b.urn FROM "+from+" WHERE "+w.sql()+" AND b.path = ? ORDER BY b.urn LIMIT ? OFFSET ?"), args...)
+			rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.urn FROM "+from+" WHERE "+w.sql()+" AND b.path = ? ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -28,4 +31,90 @@ func TestSearchPostgres(t *testing.T) {
 	catalogtest.RunSearchTests(t, func(t *testing.T, fields []catalog.SearchField) catalog.SearchIndex {
 		return openSearch(t, openPostgres(t), fields)
 	})
+}
+
+// TestSearchOffKeywordValues covers the values this engine keeps out of its
+// keyword table (values longer than maxKeywordLen, free-text fields) and the
+// case folding of non-ASCII values: filters must still see them.
+func TestSearchOffKeywordValues(t *testing.T) {
+	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
+	for name, open := range dbs {
+		t.Run(name, func(t *testing.T) {
+			testOffKeywordValues(t, openSearch(t, open(t), catalogtest.SearchFields))
+		})
+	}
+}
+
+func testOffKeywordValues(t *testing.T, idx catalog.SearchIndex) {
+	ctx := context.Background()
+	doc := func(urn, origin string) catalog.Document {
+		return catalog.Document{URN: urn, EntityType: "dataset", Fields: map[string][]any{"urn": {urn}, "name": {urn[len(urn)-9:]}, "origin": {origin}}}
+	}
+	long := strings.Repeat("x", 300) + "_Tail"
+	a := doc("urn:li:dataset:(urn:li:dataPlatform:s3,long1,PROD)", long)
+	a.Fields["description"] = []any{"Café MENU of the day"}
+	b := doc("urn:li:dataset:(urn:li:dataPlatform:s3,long2,PROD)", "PROD")
+	b.Fields["origin"] = []any{"PROD", "ÉTÉ"}
+	if err := idx.Upsert(ctx, []catalog.Document{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	c := func(field, cond string, vals ...string) catalog.Filter {
+		return catalog.Filter{Or: [][]catalog.Criterion{{{Field: field, Condition: cond, Values: vals}}}}
+	}
+	find := func(f catalog.Filter) []string {
+		t.Helper()
+		res, err := idx.Search(ctx, catalog.SearchQuery{Filter: f, Count: 10, Facets: []string{"origin", "description"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range res.Hits {
+			out = append(out, h.URN)
+		}
+		sort.Strings(out)
+		return out
+	}
+	both := []string{a.URN, b.URN}
+	tests := []struct {
+		name string
+		f    catalog.Filter
+		want []string
+	}{
+		{"EQUAL long", c("origin", "EQUAL", long), []string{a.URN}},
+		{"IEQUAL long", c("origin", "IEQUAL", strings.ToUpper(long)), []string{a.URN}},
+		{"END_WITH long", c("origin", "END_WITH", "_tail"), []string{a.URN}},
+		{"EXISTS long", c("origin", "EXISTS"), both},
+		{"negated EQUAL long", catalog.Filter{Or: [][]catalog.Criterion{{{Field: "origin", Values: []string{long}, Negated: true}}}}, []string{b.URN}},
+		{"EQUAL short beside", c("origin", "EQUAL", "PROD"), []string{b.URN}},
+		{"IEQUAL non-ASCII", c("origin", "IEQUAL", "été"), []string{b.URN}},
+		{"CONTAIN text field", c("description", "CONTAIN", "café menu"), []string{a.URN}},
+		{"EQUAL text field", c("description", "EQUAL", "Café MENU of the day"), []string{a.URN}},
+		{"IS_NULL text field", c("description", "IS_NULL"), []string{b.URN}},
+		{"removed", c("removed", "EQUAL", "FALSE"), both},
+		{"urn IEQUAL", c("urn", "IEQUAL", strings.ToUpper(b.URN)), []string{b.URN}},
+	}
+	for _, tc := range tests {
+		if got := find(tc.f); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: filter %+v = %v, want %v", tc.name, tc.f, got, tc.want)
+		}
+	}
+	res, err := idx.Search(ctx, catalog.SearchQuery{Count: 10, Facets: []string{"origin", "description"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]int{"origin": {"PROD": 1, "ÉTÉ": 1}, "description": {"Café MENU of the day": 1}}
+	if !reflect.DeepEqual(res.Facets, want) {
+		t.Errorf("facets = %v, want %v (long values are not counted)", res.Facets, want)
+	}
+	// A document rewritten without its long value no longer matches it.
+	a.Fields["origin"] = []any{"DEV"}
+	if err := idx.Upsert(ctx, []catalog.Document{a}); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(c("origin", "EQUAL", long)); len(got) != 0 {
+		t.Errorf("after rewrite, filter on the old long value = %v, want nothing", got)
+	}
+	if got := find(c("origin", "EQUAL", "DEV")); !reflect.DeepEqual(got, []string{a.URN}) {
+		t.Errorf("after rewrite, origin=DEV = %v, want [%s]", got, a.URN)
+	}
 }
