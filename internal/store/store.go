@@ -133,10 +133,10 @@ func openSQLite(path string, o options) (*DB, error) {
 	q.Add("_pragma", "journal_mode(WAL)") // readers never block the writer, nor it them
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(ON)")
-	// A large page cache keeps a batch's dirty pages in memory until commit
-	// instead of spilling them to the WAL mid-transaction, and keeps hot
-	// index pages cached between batches.
-	q.Add("_pragma", "cache_size(-65536)")
+	// A page cache larger than the 2 MB default keeps a batch's dirty pages in
+	// memory until commit instead of spilling them to the WAL mid-transaction.
+	// It is per connection, so it is kept modest: the pool holds several.
+	q.Add("_pragma", "cache_size(-4096)")
 	q.Add("_pragma", "temp_store(MEMORY)")
 	// Checkpoints run in the background (see checkpoint) instead of inside
 	// whichever commit crosses the WAL size threshold, where they cost about
