@@ -78,7 +78,7 @@ func runIngest(ctx context.Context, args []string, getenv func(string) string, s
 		out = &localSink{reg: reg, svc: ingest.New(reg, db)}
 	}
 
-	bar := newProgress(stderr, len(recs), *quiet)
+	bar := newProgress(stderr, "records", *quiet)
 	var (
 		aspects  int
 		failures []string
@@ -112,7 +112,7 @@ func runIngest(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		aspects += n
 		i = j
-		bar.set(i)
+		bar.set(i, len(recs))
 	}
 	bar.done()
 	fmt.Fprintf(stdout, "ingested %d records, %d aspects in %s; %d failures\n", len(recs), aspects, time.Since(start).Round(time.Millisecond), len(failures))
@@ -295,34 +295,43 @@ func (s *remoteSink) post(ctx context.Context, path string, body any) error {
 	return fmt.Errorf("POST %s: HTTP %d: %s", path, resp.StatusCode, msg)
 }
 
-// progress draws a one-line progress bar on w.
+// progress draws a one-line progress bar on w: "[=====     ] 50% 500/1000
+// records 1.2s", or a running count when the total is unknown (< 0).
 type progress struct {
-	w     io.Writer
-	total int
-	off   bool
-	last  time.Time
+	w           io.Writer
+	unit        string
+	off         bool
+	start, last time.Time
+	n, total    int
 }
 
-func newProgress(w io.Writer, total int, off bool) *progress {
-	return &progress{w: w, total: total, off: off}
+func newProgress(w io.Writer, unit string, off bool) *progress {
+	return &progress{w: w, unit: unit, off: off, start: time.Now()}
 }
 
-func (p *progress) set(n int) {
-	if p.off || (time.Since(p.last) < 100*time.Millisecond && n < p.total) {
+// set records progress, redrawing at most ten times a second.
+func (p *progress) set(n, total int) {
+	p.n, p.total = n, total
+	if p.off || (time.Since(p.last) < 100*time.Millisecond && n != total) {
 		return
 	}
 	p.last = time.Now()
-	const width = 30
-	filled := width
-	if p.total > 0 {
-		filled = n * width / p.total
+	took := time.Since(p.start).Round(100 * time.Millisecond)
+	if total < 0 {
+		fmt.Fprintf(p.w, "\r%d %s %s", n, p.unit, took)
+		return
 	}
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d records", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), n, p.total)
+	const width = 30
+	filled := min(width, n*width/max(total, 1))
+	fmt.Fprintf(p.w, "\r[%s%s] %3d%% %d/%d %s %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
+		n*100/max(total, 1), n, total, p.unit, took)
 }
 
+// done draws the final state and ends the line.
 func (p *progress) done() {
 	if !p.off {
-		p.set(p.total)
+		p.last = time.Time{}
+		p.set(p.n, p.total)
 		fmt.Fprintln(p.w)
 	}
 }

@@ -35,19 +35,10 @@ func runRestoreIndices(ctx context.Context, args []string, getenv func(string) s
 		return err
 	}
 	defer ss.close()
-	start := time.Now()
-	lastDraw := time.Time{}
-	progress := func(done, total int) {
-		if *quiet || (time.Since(lastDraw) < 100*time.Millisecond && done != total) {
-			return
-		}
-		lastDraw = time.Now()
-		fmt.Fprint(stderr, progressBar(done, total, time.Since(start)))
-	}
+	bar := newProgress(stderr, "rows", *quiet)
+	progress := func(done, total int) { bar.set(done, total) }
 	res, err := ss.restorer.RestoreAll(ctx, *batch, progress)
-	if !*quiet {
-		fmt.Fprintln(stderr)
-	}
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -64,22 +55,4 @@ func runRestoreIndices(ctx context.Context, args []string, getenv func(string) s
 	fmt.Fprintf(stdout, "restored %d aspects of %d entities (%d ignored) in %s: %.0f aspects/s\n",
 		res.Rows, res.Entities, res.Ignored, res.Took.Round(time.Millisecond), rate)
 	return nil
-}
-
-// progressBar draws "\r[#####     ] 50% 500/1000 1.2s" (total < 0: unknown).
-func progressBar(done, total int, took time.Duration) string {
-	const width = 30
-	if total <= 0 {
-		return fmt.Sprintf("\rrestoring: %d rows %s", done, took.Round(100*time.Millisecond))
-	}
-	filled := min(width, done*width/max(total, 1))
-	bar := make([]byte, width)
-	for i := range bar {
-		if i < filled {
-			bar[i] = '#'
-		} else {
-			bar[i] = ' '
-		}
-	}
-	return fmt.Sprintf("\r[%s] %3d%% %d/%d rows %s", bar, done*100/max(total, 1), done, total, took.Round(100*time.Millisecond))
 }

@@ -45,7 +45,7 @@ func (tx *Tx) AppendSearchOutbox(ctx context.Context, urns []string) error {
 	for i, u := range urns {
 		flat[i] = u
 	}
-	if err := bulk(ctx, tx.q, tx.db.q, "search_outbox", []string{"urn"}, []string{"text"}, "", flat); err != nil {
+	if err := tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_outbox", cols: []string{"urn"}, types: []string{"text"}}, flat); err != nil {
 		return tx.db.fail(ctx, err, "append %s to the search outbox", describeURNs(urns))
 	}
 	return nil

@@ -61,22 +61,32 @@ func (r reader) LatestAspects(ctx context.Context, urns []string, names []string
 		args = append(args, qs.listArg(names))
 	}
 	b.WriteString(" ORDER BY urn, aspect")
-	rows, err := r.q.QueryContext(ctx, qs.rebind(b.String()), args...)
+	list, err := r.queryAspects(ctx, b.String(), args...)
 	if err != nil {
 		return nil, r.db.fail(ctx, err, "load latest aspects of %s", describeURNs(urns))
 	}
+	for _, a := range list {
+		out[a.URN] = append(out[a.URN], a)
+	}
+	return out, nil
+}
+
+// queryAspects runs a query selecting aspectCols and scans every row.
+func (r reader) queryAspects(ctx context.Context, query string, args ...any) ([]catalog.Aspect, error) {
+	rows, err := r.q.QueryContext(ctx, r.db.q.rebind(query), args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
+	var out []catalog.Aspect
 	for rows.Next() {
 		a, err := scanAspect(rows)
 		if err != nil {
-			return nil, r.db.fail(ctx, err, "load latest aspects of %s", describeURNs(urns))
+			return nil, err
 		}
-		out[a.URN] = append(out[a.URN], a)
+		out = append(out, a)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, r.db.fail(ctx, err, "load latest aspects of %s", describeURNs(urns))
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // describeURNs names a URN list in error messages without flooding them.
@@ -255,20 +265,8 @@ func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.
 		b.WriteString(" LIMIT ? OFFSET ?")
 		args = append(args, limit, max(q.Offset, 0))
 	}
-	rows, err := r.q.QueryContext(ctx, r.db.q.rebind(b.String()), args...)
+	out, err := r.queryAspects(ctx, b.String(), args...)
 	if err != nil {
-		return nil, r.db.fail(ctx, err, "scan latest aspects")
-	}
-	defer rows.Close()
-	var out []catalog.Aspect
-	for rows.Next() {
-		a, err := scanAspect(rows)
-		if err != nil {
-			return nil, r.db.fail(ctx, err, "scan latest aspects")
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, r.db.fail(ctx, err, "scan latest aspects")
 	}
 	return out, nil

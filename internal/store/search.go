@@ -12,7 +12,6 @@ import (
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/search"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 	"modernc.org/sqlite"
 )
@@ -685,13 +684,11 @@ func deleteKeys(ctx context.Context, tx *Tx, table string, cols []string, flat [
 }
 
 func insertKW(ctx context.Context, tx *Tx, flat []any) error {
-	return bulk(ctx, tx.q, tx.db.q, "search_kw", []string{"field", "value", "doc", "lvalue", "num"},
-		[]string{"text", "text", "bigint", "text", "float8"}, " ON CONFLICT DO NOTHING", flat)
+	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_kw", cols: []string{"field", "value", "doc", "lvalue", "num"}, types: []string{"text", "text", "bigint", "text", "float8"}, suffix: " ON CONFLICT DO NOTHING"}, flat)
 }
 
 func insertBrowse(ctx context.Context, tx *Tx, flat []any) error {
-	return bulk(ctx, tx.q, tx.db.q, "search_browse", []string{"entity", "path", "doc"},
-		[]string{"text", "text", "bigint"}, " ON CONFLICT DO NOTHING", flat)
+	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_browse", cols: []string{"entity", "path", "doc"}, types: []string{"text", "text", "bigint"}, suffix: " ON CONFLICT DO NOTHING"}, flat)
 }
 
 // insertFTS adds the words of documents whose ids are known (SQLite).
@@ -700,7 +697,7 @@ func insertFTS(ctx context.Context, tx *Tx, rows []docRow) error {
 	for _, r := range rows {
 		fts = append(fts, r.id, r.text[0], r.text[1], r.text[2], r.text[3], r.text[4], r.ac)
 	}
-	return bulk(ctx, tx.q, tx.db.q, "search_fts", []string{"rowid", "b0", "b1", "b2", "b3", "b4", "ac"}, nil, "", fts)
+	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_fts", cols: []string{"rowid", "b0", "b1", "b2", "b3", "b4", "ac"}}, fts)
 }
 
 // insertNew writes documents the index does not hold.
@@ -808,58 +805,4 @@ func scanIDs(res *sql.Rows, ids map[string]int64) error {
 		ids[u] = id
 	}
 	return res.Err()
-}
-
-// bulk inserts flat rows: multi-row VALUES on SQLite, one unnest statement
-// per call on PostgreSQL (types gives each column's array type there).
-func bulk(ctx context.Context, x querier, q queries, table string, cols, types []string, suffix string, flat []any) error {
-	n := len(cols)
-	rows := len(flat) / n
-	if rows == 0 {
-		return nil
-	}
-	if q.pg {
-		arrays := make([]any, n)
-		var sel []string
-		for c := 0; c < n; c++ {
-			switch types[c] {
-			case "float8":
-				col := make([]pgtype.Float8, rows)
-				for r := range col {
-					if f, ok := flat[r*n+c].(float64); ok {
-						col[r] = pgtype.Float8{Float64: f, Valid: true}
-					}
-				}
-				arrays[c] = col
-			case "bigint":
-				col := make([]int64, rows)
-				for r := range col {
-					col[r] = flat[r*n+c].(int64)
-				}
-				arrays[c] = col
-			default:
-				col := make([]pgtype.Text, rows)
-				for r := range col {
-					if v, ok := flat[r*n+c].(string); ok {
-						col[r] = pgtype.Text{String: v, Valid: true}
-					}
-				}
-				arrays[c] = col
-			}
-			sel = append(sel, fmt.Sprintf("$%d::%s[]", c+1, types[c]))
-		}
-		stmt := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") SELECT * FROM unnest(" + strings.Join(sel, ", ") + ")" + suffix
-		_, err := x.ExecContext(ctx, stmt, arrays...)
-		return err
-	}
-	tuple := "(" + strings.Repeat("?,", n-1) + "?)"
-	prefix := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
-	per := q.rowsPerStatement(n)
-	for i := 0; i < rows; i += per {
-		m := min(per, rows-i)
-		if _, err := x.ExecContext(ctx, q.insert(prefix, tuple, suffix, m), flat[i*n:(i+m)*n]...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -56,21 +56,9 @@ func (r reader) ScanLatestAfter(ctx context.Context, afterURN string, limit int)
 	if lim <= 0 {
 		lim = noLimit
 	}
-	rows, err := r.q.QueryContext(ctx, r.db.q.rebind("SELECT "+aspectCols+" FROM metadata_aspect_v2 WHERE version = 0 AND urn > ? ORDER BY urn, aspect LIMIT ?"), afterURN, lim)
+	out, err := r.queryAspects(ctx, "SELECT "+aspectCols+" FROM metadata_aspect_v2 WHERE version = 0 AND urn > ? ORDER BY urn, aspect LIMIT ?", afterURN, lim)
 	if err != nil {
-		return nil, r.db.fail(ctx, err, "scan latest aspects")
-	}
-	defer rows.Close()
-	var out []catalog.Aspect
-	for rows.Next() {
-		a, err := scanAspect(rows)
-		if err != nil {
-			return nil, r.db.fail(ctx, err, "scan latest aspects")
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, r.db.fail(ctx, err, "scan latest aspects")
+		return nil, r.db.fail(ctx, err, "scan latest aspects after %s", afterURN)
 	}
 	return out, nil
 }

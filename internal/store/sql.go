@@ -133,12 +133,13 @@ func text(b []byte) any {
 type bulkInsert struct {
 	table  string
 	cols   []string
-	types  []string // "text" or "bigint", per column
+	types  []string // "text", "bigint" or "float8", per column
 	suffix string
 }
 
 // insertRows inserts rows given flat, row after row (len(b.cols) values per
-// row; text values as string or nil, integers as int64).
+// row; text values as string or nil, integers as int64, float8 values as
+// float64 or nil).
 //
 // SQLite gets multi-row VALUES statements, as many rows each as its
 // parameter limit allows. PostgreSQL gets one statement whatever the row
@@ -155,6 +156,14 @@ func (q queries) insertRows(ctx context.Context, x querier, b bulkInsert, flat [
 		arrays := make([]any, n)
 		for c := 0; c < n; c++ {
 			switch b.types[c] {
+			case "float8":
+				col := make([]pgtype.Float8, rows)
+				for r := range col {
+					if f, ok := flat[r*n+c].(float64); ok {
+						col[r] = pgtype.Float8{Float64: f, Valid: true}
+					}
+				}
+				arrays[c] = col
 			case "bigint":
 				col := make([]int64, rows)
 				for r := range col {
