@@ -175,14 +175,16 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 			kw = "SELECT k.doc FROM search_kw k WHERE 1=0"
 		}
 		if s.keyed(c.Field) {
-			sqlc = "d.id IN (" + kw
+			sqlc = "(d.id IN (" + kw + ")"
 			if kok {
 				args = append([]any{c.Field}, kargs...)
 			}
 			if jok {
 				// The rare documents with values too long for keyword rows.
-				from, path := jsonValues("x")
-				sqlc += " UNION ALL SELECT x.id FROM search_doc x WHERE x.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + ")"
+				// Tested on the outer row (not as a UNION in the IN list,
+				// which PostgreSQL re-evaluated for every document).
+				from, path := jsonValues("d")
+				sqlc += " OR (d.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + "))"
 				args = append(append(args, path), jargs...)
 			}
 			sqlc += ")"
