@@ -175,19 +175,27 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 			kw = "SELECT k.doc FROM search_kw k WHERE 1=0"
 		}
 		if s.keyed(c.Field) {
-			sqlc = "(d.id IN (" + kw + ")"
 			if kok {
 				args = append([]any{c.Field}, kargs...)
 			}
-			if jok {
-				// The rare documents with values too long for keyword rows.
-				// Tested on the outer row (not as a UNION in the IN list,
-				// which PostgreSQL re-evaluated for every document).
+			// The rare documents with values too long for keyword rows are
+			// tested through their JSON. The two planners want this written
+			// differently: SQLite drives the query from the IN list, so the
+			// long documents join it as a UNION; PostgreSQL re-evaluated such
+			// a UNION for every document, so there they are tested on the
+			// outer row.
+			switch {
+			case !jok:
+				sqlc = "d.id IN (" + kw + ")"
+			case q.pg:
 				from, path := jsonValues("d")
-				sqlc += " OR (d.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + "))"
+				sqlc = "(d.id IN (" + kw + ") OR (d.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + ")))"
+				args = append(append(args, path), jargs...)
+			default:
+				from, path := jsonValues("x")
+				sqlc = "d.id IN (" + kw + " UNION ALL SELECT x.id FROM search_doc x WHERE x.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + "))"
 				args = append(append(args, path), jargs...)
 			}
-			sqlc += ")"
 		} else {
 			// A free-text field: its strings are in the JSON, any other
 			// value in keyword rows.
