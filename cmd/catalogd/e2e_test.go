@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func checkRoundTrip(t *testing.T, srv *testServer, r *sampleReplay) {
 			if !equivalent(a.value, inner[spec.WireName]) || got["version"] != json.Number("0") {
 				t.Errorf("/aspects %s aspect %s: got %s", urn, name, jsonString(got))
 			}
-			if snapshot != nil && contains(ent.SnapshotAspects, name) {
+			if snapshot != nil && slices.Contains(ent.SnapshotAspects, name) {
 				if !snapshotHas(snapshot, ent.Snapshot, spec.WireName, a.value) {
 					t.Errorf("/entities %s: aspect %s missing or different: %s", urn, spec.WireName, jsonString(snapshot))
 				}
@@ -114,15 +115,6 @@ func snapshotHas(doc map[string]any, snapshotName, wire string, sent any) bool {
 		m, _ := item.(map[string]any)
 		if v, ok := m[wire]; ok {
 			return equivalent(sent, v)
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
 		}
 	}
 	return false

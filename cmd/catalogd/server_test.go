@@ -171,8 +171,6 @@ func jsonString(v any) string {
 	return string(b)
 }
 
-var _ = fmt.Sprintf
-
 // newRequest builds a request with an optional rest.li protocol header.
 func newRequest(method, url, protocol string) (*http.Request, error) {
 	r, err := http.NewRequest(method, url, nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -417,7 +418,7 @@ func (pt *patcher) editKeyed(arr []any, item *schemaNode, keys []string, seg str
 		out := arr[:0:0]
 		placed := false
 		for i, e := range arr {
-			if containsInt(hits, i) {
+			if slices.Contains(hits, i) {
 				if !rm && !placed {
 					out = append(out, nv)
 					placed = true
@@ -531,15 +532,6 @@ func describeMatch(keys []string, match map[string]string) string {
 		}
 	}
 	return strings.Join(parts, " and ")
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func allStrings(arr []any) bool {

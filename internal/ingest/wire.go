@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -191,16 +192,8 @@ func DecodeRecord(reg *registry.Registry, b []byte) ([]catalog.Proposal, error) 
 // jsonErr turns encoding/json errors into messages that name the field.
 func jsonErr(err error) string {
 	var te *json.UnmarshalTypeError
-	if ok := asTypeError(err, &te); ok && te.Field != "" {
+	if ok := errors.As(err, &te); ok && te.Field != "" {
 		return fmt.Sprintf("field %s: expected %s, got %s", te.Field, te.Type, te.Value)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-func asTypeError(err error, target **json.UnmarshalTypeError) bool {
-	te, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = te
-	}
-	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -73,7 +74,7 @@ func (h *Handler) entityResponses(ctx context.Context, urns []catalog.URN, names
 				Created: a.Created, SystemMetadata: a.SystemMetadata,
 			}
 		}
-		if _, ok := resp.Aspects[ent.KeyAspect]; !ok && (len(names) == 0 || contains(names, ent.KeyAspect)) {
+		if _, ok := resp.Aspects[ent.KeyAspect]; !ok && (len(names) == 0 || slices.Contains(names, ent.KeyAspect)) {
 			key, err := h.keyValue(ent, u)
 			if err != nil {
 				return nil, err
@@ -94,15 +95,6 @@ func (h *Handler) keyValue(ent *catalog.EntitySpec, u catalog.URN) (json.RawMess
 		return nil, err
 	}
 	return json.Marshal(key)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (h *Handler) getEntityV2(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +199,7 @@ func (h *Handler) getEntitySnapshot(w http.ResponseWriter, r *http.Request) {
 	var list []map[string]json.RawMessage
 	for _, name := range append([]string{ent.KeyAspect}, ent.SnapshotAspects...) {
 		a, ok := aspects[name]
-		if !ok || (len(names) > 0 && name != ent.KeyAspect && !contains(names, name)) {
+		if !ok || (len(names) > 0 && name != ent.KeyAspect && !slices.Contains(names, name)) {
 			continue
 		}
 		spec := h.reg.Aspect(name)

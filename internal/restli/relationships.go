@@ -3,6 +3,7 @@ package restli
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,7 @@ func relationshipQuery(u *url.URL) (catalog.EdgeQuery, error) {
 		// Relationship names never hold commas, so a bare "A,B" (shown in
 		// DataHub's docs, sent by protocol 1.0 clients) is two names.
 		for _, name := range strings.Split(t, ",") {
-			if name = strings.TrimSpace(name); name != "" && !contains(q.Relationships, name) {
+			if name = strings.TrimSpace(name); name != "" && !slices.Contains(q.Relationships, name) {
 				q.Relationships = append(q.Relationships, name)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -184,7 +185,7 @@ func DecodeParams(body []byte, v any) error {
 	d.UseNumber()
 	if err := d.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
-		if ok := asType(err, &te); ok && te.Field != "" {
+		if ok := errors.As(err, &te); ok && te.Field != "" {
 			return catalog.Errorf(catalog.Invalid, "parameter %s: expected %s, got %s", te.Field, te.Type, te.Value)
 		}
 		msg := strings.TrimPrefix(err.Error(), "json: ")
@@ -202,14 +203,6 @@ func jsonNames(v any) map[string]bool {
 		names[name] = true
 	}
 	return names
-}
-
-func asType(err error, target **json.UnmarshalTypeError) bool {
-	te, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = te
-	}
-	return ok
 }
 
 func (h *Handler) getConfig(w http.ResponseWriter, r *http.Request) {
