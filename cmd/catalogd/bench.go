@@ -33,6 +33,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	storeDSN := fs.String("store", "", "store DSN for the server (default: SQLite in a temporary data dir)")
 	workers := fs.Int("workers", 4, "concurrent client connections")
 	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first 30 s of ingest to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +50,10 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
 	if *storeDSN != "" {
 		serveArgs = append(serveArgs, "--store", *storeDSN)
+	}
+	const debugAddr = "127.0.0.1:16060"
+	if *cpuProfile != "" {
+		serveArgs = append(serveArgs, "--debug-addr", debugAddr)
 	}
 	// Start-up: from exec to the first healthy answer, best of three starts.
 	var startup time.Duration
@@ -93,6 +98,15 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	var wg sync.WaitGroup
 	errc := make(chan error, *workers)
 	start := time.Now()
+	if *cpuProfile != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fetchProfile(ctx, "http://"+debugAddr+"/debug/pprof/profile?seconds=30", *cpuProfile); err != nil {
+				fmt.Fprintln(stderr, "cpu profile:", err)
+			}
+		}()
+	}
 	for w := 0; w < *workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -149,6 +163,28 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	fmt.Fprintf(stdout, "RSS after reads: %.1f MB\n", srv.rssMB())
 	return nil
+}
+
+// fetchProfile saves the server's CPU profile from its debug listener.
+func fetchProfile(ctx context.Context, url, file string) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func describeStore(dsn string) string {

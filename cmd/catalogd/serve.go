@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"path/filepath"
 	"time"
 
@@ -70,6 +71,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	maxBody := fs.Int64("max-body", restli.DefaultMaxBody, "request body limit in bytes")
 	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "search engine: store (in the store's database) or meilisearch://HOST:PORT (key in env CATALOGD_MEILISEARCH_KEY) (env CATALOGD_SEARCH)")
+	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -139,6 +141,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	srv := &http.Server{
 		Handler:           logRequests(handler),
 		ReadHeaderTimeout: 10 * time.Second,
+	}
+	if *debugAddr != "" {
+		if err := serveDebug(ctx, *debugAddr); err != nil {
+			return err
+		}
 	}
 	slog.Info("catalogd started", "addr", base, "store", db.Dialect(), "startup", time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(stdout, "catalogd listening on %s\n", base)
@@ -213,4 +220,24 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// serveDebug serves the profiler on its own listener, so it is never
+// reachable through the API port and its authentication.
+func serveDebug(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on debug address %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	slog.Info("profiler listening", "addr", ln.Addr().String())
+	return nil
 }

@@ -130,6 +130,7 @@ func openSQLite(path string, o options) (*DB, error) {
 	q := url.Values{}
 	q.Set("_txlock", "immediate") // write transactions take the lock at BEGIN, so they never fail to upgrade a read lock
 	q.Set("_busy_timeout", fmt.Sprint(o.busyTimeout.Milliseconds()))
+	q.Add("_pragma", "page_size(16384)")
 	q.Add("_pragma", "journal_mode(WAL)") // readers never block the writer, nor it them
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(ON)")
