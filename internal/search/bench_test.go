@@ -108,12 +108,23 @@ func BenchmarkSearchScale(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("sqlite/n=%d", n), func(b *testing.B) {
-			db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "catalog.db"))
+			// CATALOGD_BENCH_KEEP names a directory where the loaded
+			// database is kept and reused by later runs, which then measure
+			// only the queries.
+			dir, loaded := os.Getenv("CATALOGD_BENCH_KEEP"), false
+			if dir == "" {
+				dir = b.TempDir()
+			}
+			file := filepath.Join(dir, fmt.Sprintf("catalog-%d.db", n))
+			if _, err := os.Stat(file); err == nil && os.Getenv("CATALOGD_BENCH_KEEP") != "" {
+				loaded = true
+			}
+			db, err := store.Open(context.Background(), file)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			benchScale(b, db, n)
+			benchScale(b, db, n, loaded)
 		})
 		if dsn := os.Getenv("CATALOGD_TEST_POSTGRES"); dsn != "" && os.Getenv("CATALOGD_BENCH_POSTGRES") != "" {
 			b.Run(fmt.Sprintf("postgres/n=%d", n), func(b *testing.B) {
@@ -125,13 +136,13 @@ func BenchmarkSearchScale(b *testing.B) {
 				for _, t := range []string{"search_kw", "search_browse", "search_doc", "metadata_aspect_v2", "edge", "timeseries_aspect"} {
 					_, _ = db.Bun().ExecContext(context.Background(), "TRUNCATE "+t)
 				}
-				benchScale(b, db, n)
+				benchScale(b, db, n, false)
 			})
 		}
 	}
 }
 
-func benchScale(b *testing.B, db *store.DB, n int) {
+func benchScale(b *testing.B, db *store.DB, n int, loaded bool) {
 	ctx := context.Background()
 	reg := registry.Default()
 	eng, err := db.OpenSearch(ctx, search.Fields(reg))
@@ -142,7 +153,17 @@ func benchScale(b *testing.B, db *store.DB, n int) {
 	svc := ingest.New(reg, db, ingest.WithIndexer(idx))
 	b.ResetTimer()
 
-	// Indexing throughput: ingest with the index written in each transaction.
+	if !loaded {
+		loadAndRestore(b, db, svc, idx, n)
+	}
+	queryLatencies(b, eng, n)
+}
+
+// loadAndRestore measures indexing throughput (ingest with the index
+// written in each transaction) and a full restore.
+func loadAndRestore(b *testing.B, db *store.DB, svc *ingest.Service, idx *search.StoreIndexer, n int) {
+	ctx := context.Background()
+	reg := registry.Default()
 	start := time.Now()
 	const batch = 100
 	for i := 0; i < n; i += batch {
@@ -164,6 +185,12 @@ func benchScale(b *testing.B, db *store.DB, n int) {
 	}
 	b.ReportMetric(float64(res.Rows)/res.Took.Seconds(), "restore_aspects/s")
 	b.ReportMetric(float64(res.Rows), "restore_aspects")
+}
+
+// queryLatencies measures search, filter+facets and autocomplete.
+func queryLatencies(b *testing.B, eng catalog.SearchIndex, n int) {
+	ctx := context.Background()
+	reg := registry.Default()
 
 	svcS := search.NewService(reg, eng)
 	r := rand.New(rand.NewPCG(3, 4))

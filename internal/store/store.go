@@ -47,6 +47,8 @@ type DB struct {
 	// SQLITE_BUSY only surfaces when another process holds the lock for longer
 	// than the busy timeout. It is nil on PostgreSQL, which has row locks.
 	writeSem chan struct{}
+	// busyTimeout is how long SQLite waits for a lock (SQLite only).
+	busyTimeout time.Duration
 	// stopCheckpoints ends the SQLite background checkpointer; nil on PostgreSQL.
 	stopCheckpoints func()
 	reader
@@ -55,8 +57,10 @@ type DB struct {
 var _ catalog.Store = (*DB)(nil)
 
 type options struct {
-	busyTimeout time.Duration
-	maxConns    int
+	busyTimeout     time.Duration
+	maxConns        int
+	checkpointEvery time.Duration
+	restartFrames   int
 }
 
 // Option configures Open.
@@ -74,12 +78,19 @@ func WithMaxConns(n int) Option {
 	return func(o *options) { o.maxConns = n }
 }
 
+// WithCheckpoints sets how often SQLite's WAL is copied into the database
+// file (default 200ms) and the WAL length in frames past which it is also
+// rewound (default 2048).
+func WithCheckpoints(every time.Duration, restartFrames int) Option {
+	return func(o *options) { o.checkpointEvery, o.restartFrames = every, restartFrames }
+}
+
 // Open connects to the database named by dsn and brings its schema up to date.
 // A dsn starting with postgres:// or postgresql:// selects PostgreSQL; one
 // starting with sqlite: or any other string is a SQLite file path, whose
 // parent directory is created when missing.
 func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
-	o := options{busyTimeout: 10 * time.Second, maxConns: max(8, 4*runtime.GOMAXPROCS(0))}
+	o := options{busyTimeout: 10 * time.Second, maxConns: max(8, 4*runtime.GOMAXPROCS(0)), checkpointEvery: checkpointEvery, restartFrames: walRestartFrames}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -154,11 +165,12 @@ func openSQLite(path string, o options) (*DB, error) {
 	sqldb.SetMaxIdleConns(o.maxConns)
 	db := newDB(sqldb, bun.NewDB(sqldb, sqlitedialect.New()), SQLite)
 	db.writeSem = make(chan struct{}, 1)
+	db.busyTimeout = o.busyTimeout
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		db.checkpoint(ctx)
+		db.checkpoint(ctx, o.checkpointEvery, o.restartFrames)
 	}()
 	db.stopCheckpoints = func() {
 		cancel()
@@ -172,11 +184,18 @@ func openSQLite(path string, o options) (*DB, error) {
 // short period keeps the WAL small without slowing ingest.
 const checkpointEvery = 200 * time.Millisecond
 
+// walRestartFrames is the WAL length, in frames, past which the checkpointer
+// also rewinds the WAL. Passive checkpoints alone never do under sustained
+// writes: the writer appends while they copy, so the log is never fully
+// copied and grows without bound (gigabytes in a long ingest, and every
+// page read then searches a larger WAL index).
+const walRestartFrames = 2048
+
 // checkpoint copies the WAL into the database file periodically until ctx
 // ends, then once more (truncating the WAL) so a clean shutdown leaves a
 // compact database.
-func (db *DB) checkpoint(ctx context.Context) {
-	t := time.NewTicker(checkpointEvery)
+func (db *DB) checkpoint(ctx context.Context, every time.Duration, restartFrames int) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -184,10 +203,44 @@ func (db *DB) checkpoint(ctx context.Context) {
 			_, _ = db.sql.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 			return
 		case <-t.C:
-			if _, err := db.sql.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)"); err != nil && ctx.Err() == nil {
-				slog.Warn("SQLite checkpoint failed", "err", err)
+			var busy, frames, copied int
+			if err := db.sql.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+				if ctx.Err() == nil {
+					slog.Warn("SQLite checkpoint failed", "err", err)
+				}
+				continue
+			}
+			if frames > restartFrames {
+				db.restartWAL(ctx)
 			}
 		}
+	}
+}
+
+// restartWAL copies the frames the passive checkpoint missed and rewinds the
+// WAL, between two write transactions. It waits briefly for readers of old
+// frames and gives up (until the next tick) rather than hold writers back.
+func (db *DB) restartWAL(ctx context.Context) {
+	select {
+	case db.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-db.writeSem }()
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 100"); err != nil {
+		return
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", db.busyTimeout.Milliseconds()))
+	}()
+	var busy, frames, copied int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied); err != nil && ctx.Err() == nil {
+		slog.Warn("SQLite WAL restart failed", "err", err)
 	}
 }
 
