@@ -85,7 +85,14 @@ func init() {
 // OpenSearch brings the search tables up to date and returns the engine for
 // documents with the given fields.
 func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Search, error) {
-	if err := db.Migrate(ctx, "search", searchMigrations); err != nil {
+	var filters []string
+	for _, f := range fields {
+		if f.Filter {
+			filters = append(filters, f.Name)
+		}
+	}
+	sort.Strings(filters)
+	if err := db.Migrate(ctx, "search", searchMigrations(filters)); err != nil {
 		return nil, err
 	}
 	s := &Search{db: db, fields: map[string]catalog.SearchField{}}
@@ -99,7 +106,35 @@ func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Se
 	return s, nil
 }
 
-var searchMigrations = []Migration{{
+// searchMigrations are the steps of the search tables' schema; filters are
+// the filter fields, whose values the facets column holds.
+func searchMigrations(filters []string) []Migration {
+	return []Migration{searchLayout, {
+		Version: 2,
+		Name:    "facet values in the document row",
+		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE search_doc ADD COLUMN facets TEXT NOT NULL DEFAULT ''"); err != nil {
+				return err
+			}
+			if len(filters) == 0 {
+				return nil
+			}
+			// Existing documents get theirs from their keyword rows, in
+			// the encoding of docRow.facets.
+			in := "'" + strings.Join(filters, "', '") + "'"
+			agg := "group_concat(k.field || char(31) || k.value, char(30))"
+			clean := "instr(k.value, char(31)) = 0 AND instr(k.value, char(30)) = 0"
+			if dialect == Postgres {
+				agg = "string_agg(k.field || chr(31) || k.value, chr(30) ORDER BY k.field, k.value)"
+				clean = "strpos(k.value, chr(31)) = 0 AND strpos(k.value, chr(30)) = 0"
+			}
+			_, err := tx.ExecContext(ctx, "UPDATE search_doc SET facets = coalesce((SELECT "+agg+" FROM search_kw k WHERE k.doc = search_doc.id AND k.field IN ("+in+") AND "+clean+"), '')")
+			return err
+		},
+	}}
+}
+
+var searchLayout = Migration{
 	Version: 1,
 	Name:    "search documents, keywords, browse paths",
 	Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
@@ -168,7 +203,7 @@ var searchMigrations = []Migration{{
 		}
 		return execAll(append(common, own...)...)(ctx, tx, dialect)
 	},
-}}
+}
 
 func withoutRowID(dialect string) string {
 	if dialect == SQLite {
@@ -202,6 +237,7 @@ type docRow struct {
 	urn, entity   string
 	removed, long int64
 	fields        string    // JSON of the stored string values
+	facets        string    // filter fields' keyword values, see facetsOf
 	text          [5]string // words per boost bucket
 	ac            string    // words of the autocomplete fields
 	kw            []kwRow
@@ -324,6 +360,7 @@ func (s *Search) row(d catalog.Document) docRow {
 	for i := range buckets {
 		r.text[i] = buckets[i].String()
 	}
+	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	b, _ := json.Marshal(stored) // map of string slices: cannot fail
 	r.fields = string(b)
@@ -336,6 +373,28 @@ func (s *Search) row(d catalog.Document) docRow {
 		}
 	}
 	return r
+}
+
+// Separators of the facets column: field and value, then pairs. Neither
+// occurs in field names, and keyword values holding them are left out.
+const (
+	facetSep = "\x1f"
+	pairSep  = "\x1e"
+)
+
+// facetsOf encodes the keyword values of filter fields as the facets
+// column holds them: "field\x1fvalue" pairs sorted and joined by "\x1e". A
+// search counts facets from this one column of each hit instead of seeking
+// the hit's keyword rows.
+func (s *Search) facetsOf(kw []kwRow) string {
+	var pairs []string
+	for _, k := range kw {
+		if s.fields[k.field].Filter && !strings.ContainsAny(k.value, facetSep+pairSep) {
+			pairs = append(pairs, k.field+facetSep+k.value)
+		}
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, pairSep)
 }
 
 func bucketOf(boost float64) int {
@@ -438,6 +497,7 @@ type oldDoc struct {
 	entity        string
 	removed, long int64
 	fields        string
+	facets        string
 	kw            map[string]kwRow
 	browse        map[string]bool
 }
@@ -479,7 +539,7 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 			continue
 		}
 		r.id = o.id
-		if r.entity != o.entity || r.removed != o.removed || r.long != o.long || r.fields != o.fields {
+		if r.entity != o.entity || r.removed != o.removed || r.long != o.long || r.fields != o.fields || r.facets != o.facets {
 			changed = append(changed, r)
 			if r.fields != o.fields {
 				// The words derive from the stored values.
@@ -567,7 +627,7 @@ func (s *Search) loadOld(ctx context.Context, tx *Tx, urns []string) (map[string
 	if len(urns) == 0 {
 		return out, nil
 	}
-	rows, err := tx.q.QueryContext(ctx, q.rebind("SELECT id, urn, entity, removed, long, fields FROM search_doc WHERE "+q.inList("urn")), q.listArg(urns))
+	rows, err := tx.q.QueryContext(ctx, q.rebind("SELECT id, urn, entity, removed, long, fields, facets FROM search_doc WHERE "+q.inList("urn")), q.listArg(urns))
 	if err != nil {
 		return nil, err
 	}
@@ -576,7 +636,7 @@ func (s *Search) loadOld(ctx context.Context, tx *Tx, urns []string) (map[string
 	for rows.Next() {
 		o := &oldDoc{kw: map[string]kwRow{}, browse: map[string]bool{}}
 		var u string
-		if err := rows.Scan(&o.id, &u, &o.entity, &o.removed, &o.long, &o.fields); err != nil {
+		if err := rows.Scan(&o.id, &u, &o.entity, &o.removed, &o.long, &o.fields, &o.facets); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -735,14 +795,14 @@ func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update b
 	ids := make(map[string]int64, len(rows))
 	if q.pg {
 		n := len(rows)
-		urn, ent, fields, ac := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		urn, ent, fields, facets, ac := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		removed, long := make([]int64, n), make([]int64, n)
 		text := make([][]string, len(boostFloors))
 		for i := range text {
 			text[i] = make([]string, n)
 		}
 		for i, r := range rows {
-			urn[i], ent[i], removed[i], long[i], fields[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.ac
+			urn[i], ent[i], removed[i], long[i], fields[i], facets[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.ac
 			for b := range text {
 				text[b][i] = r.text[b]
 			}
@@ -751,13 +811,13 @@ func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update b
 		for b := range text {
 			tsv = append(tsv, fmt.Sprintf("setweight(to_tsvector('simple', t%d), '%s')", b, pgWeight[b]))
 		}
-		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, tsv, ac)
-SELECT u, e, r, l, f, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
-FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-AS t(u, e, r, l, f, t0, t1, t2, t3, t4, a)
-ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
+		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, facets, tsv, ac)
+SELECT u, e, r, l, f, fc, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+AS t(u, e, r, l, f, fc, t0, t1, t2, t3, t4, a)
+ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, facets = EXCLUDED.facets, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
 RETURNING id, urn`
-		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, text[0], text[1], text[2], text[3], text[4], ac)
+		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, facets, text[0], text[1], text[2], text[3], text[4], ac)
 		if err != nil {
 			return err
 		}
@@ -766,20 +826,20 @@ RETURNING id, urn`
 		}
 	} else if update {
 		for _, r := range rows {
-			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fields = ? WHERE id = ?", r.entity, r.removed, r.long, r.fields, r.id); err != nil {
+			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fields = ?, facets = ? WHERE id = ?", r.entity, r.removed, r.long, r.fields, r.facets, r.id); err != nil {
 				return err
 			}
 		}
 		return nil
 	} else {
-		flat := make([]any, 0, 5*len(rows))
+		flat := make([]any, 0, 6*len(rows))
 		for _, r := range rows {
-			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields)
+			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields, r.facets)
 		}
-		per := q.rowsPerStatement(5)
+		per := q.rowsPerStatement(6)
 		for i := 0; i < len(rows); i += per {
 			m := min(per, len(rows)-i)
-			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields) VALUES ", "(?,?,?,?,?)", " RETURNING id, urn", m), flat[i*5:(i+m)*5]...)
+			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields, facets) VALUES ", "(?,?,?,?,?,?)", " RETURNING id, urn", m), flat[i*6:(i+m)*6]...)
 			if err != nil {
 				return err
 			}

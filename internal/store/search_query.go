@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -226,8 +228,9 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 }
 
 // textMatch returns the engine's full-text condition for query words (each
-// a prefix), the join making it usable, and its rank expression.
-func (s *Search) textMatch(tokens []string, column string) (from, cond, rank string, arg any) {
+// a prefix), the join making it usable, and its score expression (higher is
+// better).
+func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
 		parts := make([]string, len(tokens))
 		for i, t := range tokens {
@@ -238,7 +241,7 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, rank str
 			col = "d.ac"
 		}
 		return "search_doc d", col + " @@ to_tsquery('simple', ?)",
-			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", to_tsquery('simple', ?)) DESC", strings.Join(parts, " & ")
+			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", to_tsquery('simple', ?))", strings.Join(parts, " & ")
 	}
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {
@@ -252,7 +255,7 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, rank str
 	// itself the planner may drive from the entity index and run the match
 	// once per document.
 	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?",
-		"bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", cols + " : (" + strings.Join(parts, " AND ") + ")"
+		"-bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", cols + " : (" + strings.Join(parts, " AND ") + ")"
 }
 
 // crossJoin is a join that SQLite's planner may not reorder (CROSS JOIN);
@@ -271,6 +274,11 @@ const maxTotal = 10000
 
 // Search runs a search: free text ranked by field boosts (plus a bonus for
 // an exact match of a name-like field), the filter, facets and a page.
+//
+// It reads the hits in one pass, which yields the total, the page (ranked
+// in Go) and the counts of the facets that the facets column holds; only
+// the page's documents are read in full. A query without text or facets
+// instead lets the database count and page through its indexes.
 func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.SearchResult, error) {
 	res := catalog.SearchResult{Facets: map[string]map[string]int{}}
 	if q.Start < 0 || q.Count < 0 {
@@ -278,58 +286,46 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	}
 	tokens := search.QueryTokens(strings.TrimSpace(q.Text))
 	var w where
-	from := "search_doc d"
-	order := "d.urn"
-	var rankArgs []any
+	from, score := "search_doc d", "0"
+	var scoreArgs []any
 	if len(tokens) > 0 {
-		var cond, rank string
+		var cond string
 		var arg any
-		from, cond, rank, arg = s.textMatch(tokens, "")
+		from, cond, score, arg = s.textMatch(tokens, "")
 		w.add(cond, arg)
-		order = rank + ", d.urn"
 		if s.db.q.pg {
-			rankArgs = append(rankArgs, arg)
-		}
-		if len(s.exact) > 0 {
-			// The keyword table's key (field, value) finds exact values; the
-			// query as typed and lower-cased covers the usual spellings.
-			order = "CASE WHEN d.id IN (SELECT x.doc FROM search_kw x WHERE " + s.db.q.inList("x.field") + " AND x.value IN (?, ?)) THEN 0 ELSE 1 END, " + order
-			text := strings.TrimSpace(q.Text)
-			rankArgs = append([]any{s.db.q.listArg(s.exact), text, strings.ToLower(text)}, rankArgs...)
+			scoreArgs = []any{arg}
 		}
 	}
 	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
 		return res, err
 	}
+	// Facets of filter fields come from the facets column; any other field
+	// asked for is counted in SQL.
+	var inColumn, inSQL []string
+	for _, f := range q.Facets {
+		if s.fields[f].Filter && !columnField(f) {
+			inColumn = append(inColumn, f)
+		} else {
+			inSQL = append(inSQL, f)
+		}
+	}
 	err := s.db.snapshot(ctx, func(x querier) error {
-		qs := s.db.q
-		if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM "+from+" WHERE "+w.sql()+" LIMIT "+strconv.Itoa(maxTotal)+") t"), w.args...).Scan(&res.Total); err != nil {
+		var page []int64
+		var err error
+		if len(tokens) == 0 && len(inColumn) == 0 {
+			page, err = s.pageInSQL(ctx, x, q, from, w, &res)
+		} else {
+			page, err = s.onePass(ctx, x, q, tokens, from, score, scoreArgs, w, inColumn, &res)
+		}
+		if err != nil {
 			return err
 		}
-		if q.Count > 0 && q.Start < res.Total {
-			args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Count), int64(q.Start))
-			rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.urn, d.entity, d.fields FROM "+from+" WHERE "+w.sql()+" ORDER BY "+order+" LIMIT ? OFFSET ?"), args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var h catalog.SearchHit
-				var fields string
-				if err := rows.Scan(&h.URN, &h.EntityType, &fields); err != nil {
-					return err
-				}
-				h.Score = float64(len(res.Hits))
-				h.MatchedFields = s.matched(tokens, fields)
-				res.Hits = append(res.Hits, h)
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			rows.Close()
+		if err := s.readHits(ctx, x, page, tokens, &res); err != nil {
+			return err
 		}
-		if len(q.Facets) > 0 && res.Total > 0 {
-			return s.facets(ctx, x, q.Facets, from, w, res.Total < maxTotal, res.Facets)
+		if len(inSQL) > 0 && res.Total > 0 {
+			return s.facets(ctx, x, inSQL, from, w, res.Total < maxTotal, res.Facets)
 		}
 		return nil
 	})
@@ -342,6 +338,190 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		}
 	}
 	return res, nil
+}
+
+// pageInSQL counts the hits (up to maxTotal) and returns the ids of the
+// page, ordered by URN, through the database's indexes.
+func (s *Search) pageInSQL(ctx context.Context, x querier, q catalog.SearchQuery, from string, w where, res *catalog.SearchResult) ([]int64, error) {
+	qs := s.db.q
+	if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM "+from+" WHERE "+w.sql()+" LIMIT "+strconv.Itoa(maxTotal)+") t"), w.args...).Scan(&res.Total); err != nil {
+		return nil, err
+	}
+	if q.Count == 0 || q.Start >= res.Total {
+		return nil, nil
+	}
+	args := append(append([]any{}, w.args...), int64(q.Count), int64(q.Start))
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// ranked is a hit as the page ranking sees it.
+type ranked struct {
+	id    int64
+	urn   string
+	exact bool
+	score float64
+}
+
+// before orders hits: exact name matches, then score, then URN.
+func (a ranked) before(b ranked) bool {
+	if a.exact != b.exact {
+		return a.exact
+	}
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.urn < b.urn
+}
+
+// topK keeps the k best hits seen, worst first (a heap).
+type topK struct {
+	k    int
+	hits []ranked
+}
+
+func (t *topK) Len() int           { return len(t.hits) }
+func (t *topK) Less(i, j int) bool { return t.hits[j].before(t.hits[i]) }
+func (t *topK) Swap(i, j int)      { t.hits[i], t.hits[j] = t.hits[j], t.hits[i] }
+func (t *topK) Push(x any)         { t.hits = append(t.hits, x.(ranked)) }
+func (t *topK) Pop() any {
+	h := t.hits[len(t.hits)-1]
+	t.hits = t.hits[:len(t.hits)-1]
+	return h
+}
+
+func (t *topK) offer(h ranked) {
+	switch {
+	case t.k == 0:
+	case len(t.hits) < t.k:
+		heap.Push(t, h)
+	case h.before(t.hits[0]):
+		t.hits[0] = h
+		heap.Fix(t, 0)
+	}
+}
+
+// onePass reads every hit once: it counts them, ranks the page and counts
+// the facets held in the facets column. It returns the page's ids in order.
+func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from, score string, scoreArgs []any, w where, facets []string, res *catalog.SearchResult) ([]int64, error) {
+	qs := s.db.q
+	// Documents whose name-like field equals the whole query rank first;
+	// the keyword table's key (field, value) finds them, for the query as
+	// typed and lower-cased.
+	exact := map[int64]bool{}
+	if len(tokens) > 0 && len(s.exact) > 0 {
+		text := strings.TrimSpace(q.Text)
+		rows, err := x.QueryContext(ctx, qs.rebind("SELECT x.doc FROM search_kw x WHERE "+qs.inList("x.field")+" AND x.value IN (?, ?)"), qs.listArg(s.exact), text, strings.ToLower(text))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			exact[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	want := map[string]bool{}
+	for _, f := range facets {
+		want[f] = true
+		res.Facets[f] = map[string]int{}
+	}
+	best := &topK{}
+	if q.Count > 0 && q.Start < maxTotal {
+		best.k = min(q.Start+q.Count, maxTotal)
+	}
+	facetCol := "''"
+	if len(facets) > 0 {
+		facetCol = "d.facets"
+	}
+	args := append(append([]any{}, scoreArgs...), w.args...)
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+" FROM "+from+" WHERE "+w.sql()), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	total := 0
+	var h ranked
+	var fc []byte
+	for rows.Next() {
+		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc); err != nil {
+			return nil, err
+		}
+		total++
+		h.exact = exact[h.id]
+		best.offer(h)
+		for len(fc) > 0 {
+			var pair []byte
+			pair, fc, _ = bytes.Cut(fc, []byte(pairSep))
+			f, v, ok := bytes.Cut(pair, []byte(facetSep))
+			if ok && want[string(f)] {
+				res.Facets[string(f)][string(v)]++
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	res.Total = min(total, maxTotal)
+	sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
+	var page []int64
+	for i := q.Start; i < len(best.hits); i++ {
+		page = append(page, best.hits[i].id)
+	}
+	return page, nil
+}
+
+// readHits reads the page's documents, in order, with their matched fields.
+func (s *Search) readHits(ctx context.Context, x querier, ids []int64, tokens []string, res *catalog.SearchResult) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	qs := s.db.q
+	arg, cond := idList(qs, ids, "id")
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT id, urn, entity, fields FROM search_doc WHERE "+cond), arg)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byID := make(map[int64]catalog.SearchHit, len(ids))
+	for rows.Next() {
+		var id int64
+		var h catalog.SearchHit
+		var fields string
+		if err := rows.Scan(&id, &h.URN, &h.EntityType, &fields); err != nil {
+			return err
+		}
+		h.MatchedFields = s.matched(tokens, fields)
+		byID[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if h, ok := byID[id]; ok {
+			h.Score = float64(len(res.Hits))
+			res.Hits = append(res.Hits, h)
+		}
+	}
+	return nil
 }
 
 // facets counts the values of fields over the hits of from/w: from keyword
@@ -464,7 +644,7 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 		return out, nil
 	}
 	var w where
-	from, cond, rank, arg := s.textMatch(tokens, "ac")
+	from, cond, score, arg := s.textMatch(tokens, "ac")
 	w.add(cond, arg)
 	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
 		return nil, err
@@ -479,7 +659,7 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 	var cands []cand
 	err := s.db.snapshot(ctx, func(x querier) error {
 		args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Limit*4+20))
-		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.fields FROM "+from+" WHERE "+w.sql()+" ORDER BY "+rank+", d.urn LIMIT ?"), args...)
+		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.fields FROM "+from+" WHERE "+w.sql()+" ORDER BY "+score+" DESC, d.urn LIMIT ?"), args...)
 		if err != nil {
 			return err
 		}

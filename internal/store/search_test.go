@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -116,5 +117,62 @@ func testOffKeywordValues(t *testing.T, idx catalog.SearchIndex) {
 	}
 	if got := find(c("origin", "EQUAL", "DEV")); !reflect.DeepEqual(got, []string{a.URN}) {
 		t.Errorf("after rewrite, origin=DEV = %v, want [%s]", got, a.URN)
+	}
+}
+
+// TestSearchFacetsMigration opens an index written before the facets column
+// existed: the migration must fill it from the keyword rows, so facet counts
+// are the same as for documents written afterwards.
+func TestSearchFacetsMigration(t *testing.T) {
+	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
+	for name, open := range dbs {
+		t.Run(name, func(t *testing.T) {
+			if name == "postgres" && os.Getenv(postgresEnv) == "" {
+				t.Skip(postgresEnv + " is not set")
+			}
+			ctx := context.Background()
+			db := open(t)
+			fields := []catalog.SearchField{
+				{Name: "name", Type: "TEXT", QueryByDefault: true, Boost: 10},
+				{Name: "tags", Type: "URN", Filter: true},
+				{Name: "platform", Type: "URN", Filter: true},
+			}
+			s := openSearch(t, db, fields)
+			docs := []catalog.Document{
+				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"a"}, "platform": {"urn:li:dataPlatform:hive"}, "tags": {"urn:li:tag:x", "urn:li:tag:y"}}},
+				{URN: "urn:li:dataset:(urn:li:dataPlatform:kafka,b,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"b"}, "platform": {"urn:li:dataPlatform:kafka"}, "tags": {"urn:li:tag:x"}}},
+			}
+			if err := s.Upsert(ctx, docs); err != nil {
+				t.Fatal(err)
+			}
+			query := catalog.SearchQuery{Text: "*", EntityTypes: []string{"dataset"}, Facets: []string{"platform", "tags"}, Count: 10}
+			before, err := s.Search(ctx, query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]map[string]int{
+				"platform": {"urn:li:dataPlatform:hive": 1, "urn:li:dataPlatform:kafka": 1},
+				"tags":     {"urn:li:tag:x": 2, "urn:li:tag:y": 1},
+			}
+			if !reflect.DeepEqual(before.Facets, want) {
+				t.Fatalf("facets = %v, want %v", before.Facets, want)
+			}
+			// Back to the layout before the facets column.
+			for _, stmt := range []string{
+				"ALTER TABLE search_doc DROP COLUMN facets",
+				"DELETE FROM catalogd_migration WHERE component = 'search' AND version = 2",
+			} {
+				if _, err := db.Bun().ExecContext(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after, err := openSearch(t, db, fields).Search(ctx, query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(after.Facets, want) {
+				t.Errorf("facets after migration = %v, want %v", after.Facets, want)
+			}
+		})
 	}
 }

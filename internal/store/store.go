@@ -150,6 +150,7 @@ func openSQLite(path string, o options) (*DB, error) {
 	// It is per connection, so it is kept modest: the pool holds several.
 	q.Add("_pragma", "cache_size(-4096)")
 	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "mmap_size(4294967296)")
 	// Checkpoints run in the background (see checkpoint) instead of inside
 	// whichever commit crosses the WAL size threshold, where they cost about
 	// half of the commit time.

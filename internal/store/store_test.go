@@ -109,10 +109,11 @@ func TestWALStaysBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every commit appends at least one frame; a WAL that is never rewound
-	// holds them all.
+	// Every commit appends a few frames; a WAL that is never rewound holds
+	// them all, one rewound every few milliseconds a small fraction (the
+	// bound leaves room for a loaded machine delaying the checkpointer).
 	frames := fi.Size() / (pageSize + 24)
-	if frames > int64(commits)/4 {
+	if frames > int64(commits)/2 {
 		t.Errorf("WAL holds %d frames after %d commits: it is not being rewound", frames, commits)
 	}
 }
