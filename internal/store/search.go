@@ -86,13 +86,17 @@ func init() {
 // documents with the given fields.
 func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Search, error) {
 	var filters []string
+	autocomplete := map[string]bool{}
 	for _, f := range fields {
 		if f.Filter {
 			filters = append(filters, f.Name)
 		}
+		if f.Autocomplete {
+			autocomplete[f.Name] = true
+		}
 	}
 	sort.Strings(filters)
-	if err := db.Migrate(ctx, "search", searchMigrations(filters)); err != nil {
+	if err := db.Migrate(ctx, "search", searchMigrations(filters, autocomplete)); err != nil {
 		return nil, err
 	}
 	s := &Search{db: db, fields: map[string]catalog.SearchField{}}
@@ -107,8 +111,9 @@ func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Se
 }
 
 // searchMigrations are the steps of the search tables' schema; filters are
-// the filter fields, whose values the facets column holds.
-func searchMigrations(filters []string) []Migration {
+// the filter fields, whose values the facets column holds, and autocomplete
+// the autocomplete fields.
+func searchMigrations(filters []string, autocomplete map[string]bool) []Migration {
 	return []Migration{searchLayout, {
 		Version: 2,
 		Name:    "facet values in the document row",
@@ -131,7 +136,100 @@ func searchMigrations(filters []string) []Migration {
 			_, err := tx.ExecContext(ctx, "UPDATE search_doc SET facets = coalesce((SELECT "+agg+" FROM search_kw k WHERE k.doc = search_doc.id AND k.field IN ("+in+") AND "+clean+"), '')")
 			return err
 		},
+	}, {
+		Version: 3,
+		Name:    "autocomplete values and words of their own",
+		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE search_doc ADD COLUMN acvals TEXT NOT NULL DEFAULT '{}'"); err != nil {
+				return err
+			}
+			if dialect == SQLite {
+				if _, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS search_ac USING fts5(ac, content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 2')"); err != nil {
+					return err
+				}
+			}
+			return fillAutocomplete(ctx, tx, dialect, autocomplete)
+		},
 	}}
+}
+
+// fillAutocomplete derives the autocomplete values (and, on SQLite, words)
+// of existing documents from the stored values of their "fields" JSON,
+// which holds every autocomplete field's strings.
+func fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string, autocomplete map[string]bool) error {
+	if len(autocomplete) == 0 {
+		return nil
+	}
+	// bun.Tx binds the '?' arguments itself, for either dialect.
+	for after := int64(-1); ; {
+		rows, err := tx.QueryContext(ctx, "SELECT id, fields FROM search_doc WHERE id > ? ORDER BY id LIMIT 1000", after)
+		if err != nil {
+			return err
+		}
+		type doc struct {
+			id             int64
+			acvals, acText string
+		}
+		var docs []doc
+		for rows.Next() {
+			var id int64
+			var fields string
+			if err := rows.Scan(&id, &fields); err != nil {
+				rows.Close()
+				return err
+			}
+			var stored map[string][]string
+			if err := json.Unmarshal([]byte(fields), &stored); err != nil {
+				rows.Close()
+				return fmt.Errorf("search document %d: %w", id, err)
+			}
+			vals, text := acOf(stored, autocomplete)
+			docs = append(docs, doc{id, vals, text})
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if len(docs) == 0 {
+			return nil
+		}
+		for _, d := range docs {
+			if _, err := tx.ExecContext(ctx, "UPDATE search_doc SET acvals = ? WHERE id = ?", d.acvals, d.id); err != nil {
+				return err
+			}
+			if dialect == SQLite && d.acText != "" {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO search_ac (rowid, ac) VALUES (?, ?)", d.id, d.acText); err != nil {
+					return err
+				}
+			}
+		}
+		after = docs[len(docs)-1].id
+	}
+}
+
+// acOf returns the autocomplete values of a document's stored strings as
+// the acvals column holds them (JSON) and their words for the autocomplete
+// index.
+func acOf(stored map[string][]string, autocomplete map[string]bool) (vals, text string) {
+	ac := map[string][]string{}
+	var words strings.Builder
+	names := make([]string, 0, len(stored))
+	for n := range stored {
+		if autocomplete[n] {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ac[n] = stored[n]
+		for _, v := range stored[n] {
+			for _, t := range search.IndexTokens(v) {
+				words.WriteString(t)
+				words.WriteByte(' ')
+			}
+		}
+	}
+	b, _ := json.Marshal(ac) // map of string slices: cannot fail
+	return string(b), words.String()
 }
 
 var searchLayout = Migration{
@@ -240,6 +338,7 @@ type docRow struct {
 	facets        string    // filter fields' keyword values, see facetsOf
 	text          [5]string // words per boost bucket
 	ac            string    // words of the autocomplete fields
+	acvals        string    // JSON of the autocomplete fields' values
 	kw            []kwRow
 	browse        []string // normalized paths
 }
@@ -295,6 +394,7 @@ func (s *Search) row(d catalog.Document) docRow {
 	var buckets [5]strings.Builder
 	var ac strings.Builder
 	stored := map[string][]string{}
+	acvals := map[string][]string{}
 	seen := map[string]bool{}
 	names := make([]string, 0, len(d.Fields))
 	for n := range d.Fields {
@@ -354,6 +454,7 @@ func (s *Search) row(d catalog.Document) docRow {
 					ac.WriteString(t)
 					ac.WriteByte(' ')
 				}
+				acvals[name] = append(acvals[name], str)
 			}
 		}
 	}
@@ -362,8 +463,10 @@ func (s *Search) row(d catalog.Document) docRow {
 	}
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
-	b, _ := json.Marshal(stored) // map of string slices: cannot fail
+	b, _ := json.Marshal(stored) // maps of string slices: cannot fail
 	r.fields = string(b)
+	b, _ = json.Marshal(acvals)
+	r.acvals = string(b)
 	seenPath := map[string]bool{}
 	for _, p := range d.BrowsePaths {
 		p = search.NormalizePath(p)
@@ -464,7 +567,7 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 	stmts := []string{"DELETE FROM search_kw", "DELETE FROM search_browse", "DELETE FROM search_doc"}
 	if !tx.db.q.pg {
 		// A contentless table is emptied at once, not row by row.
-		stmts = append(stmts, "INSERT INTO search_fts (search_fts) VALUES ('delete-all')")
+		stmts = append(stmts, "INSERT INTO search_fts (search_fts) VALUES ('delete-all')", "INSERT INTO search_ac (search_ac) VALUES ('delete-all')")
 	}
 	for _, st := range stmts {
 		if _, err := tx.q.ExecContext(ctx, st); err != nil {
@@ -578,8 +681,10 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 	}
 	if len(changed) > 0 {
 		if !q.pg && len(textIDs) > 0 {
-			if _, err := tx.q.ExecContext(ctx, "DELETE FROM search_fts WHERE rowid IN (SELECT value FROM json_each(?))", int64List(textIDs)); err != nil {
-				return err
+			for _, t := range []string{"search_fts", "search_ac"} {
+				if _, err := tx.q.ExecContext(ctx, "DELETE FROM "+t+" WHERE rowid IN (SELECT value FROM json_each(?))", int64List(textIDs)); err != nil {
+					return err
+				}
 			}
 		}
 		if err := s.upsertDocs(ctx, tx, changed, true); err != nil {
@@ -707,7 +812,7 @@ func (s *Search) deleteDocs(ctx context.Context, tx *Tx, ids []int64) error {
 	arg, _ := idList(q, ids, "")
 	tables := []struct{ table, col string }{{"search_kw", "doc"}, {"search_browse", "doc"}, {"search_doc", "id"}}
 	if !q.pg {
-		tables = append(tables, struct{ table, col string }{"search_fts", "rowid"})
+		tables = append(tables, struct{ table, col string }{"search_fts", "rowid"}, struct{ table, col string }{"search_ac", "rowid"})
 	}
 	for _, t := range tables {
 		_, cond := idList(q, ids, t.col)
@@ -751,13 +856,22 @@ func insertBrowse(ctx context.Context, tx *Tx, flat []any) error {
 	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_browse", cols: []string{"entity", "path", "doc"}, types: []string{"text", "text", "bigint"}, suffix: " ON CONFLICT DO NOTHING"}, flat)
 }
 
-// insertFTS adds the words of documents whose ids are known (SQLite).
+// insertFTS adds the words of documents whose ids are known (SQLite): the
+// search words, and the autocomplete words in a table of their own, so that
+// a prefix typed into a search box reads the postings of names only.
 func insertFTS(ctx context.Context, tx *Tx, rows []docRow) error {
-	fts := make([]any, 0, 7*len(rows))
+	fts := make([]any, 0, 6*len(rows))
+	var ac []any
 	for _, r := range rows {
-		fts = append(fts, r.id, r.text[0], r.text[1], r.text[2], r.text[3], r.text[4], r.ac)
+		fts = append(fts, r.id, r.text[0], r.text[1], r.text[2], r.text[3], r.text[4])
+		if r.ac != "" {
+			ac = append(ac, r.id, r.ac)
+		}
 	}
-	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_fts", cols: []string{"rowid", "b0", "b1", "b2", "b3", "b4", "ac"}}, fts)
+	if err := tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_fts", cols: []string{"rowid", "b0", "b1", "b2", "b3", "b4"}}, fts); err != nil {
+		return err
+	}
+	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_ac", cols: []string{"rowid", "ac"}}, ac)
 }
 
 // insertNew writes documents the index does not hold.
@@ -795,14 +909,14 @@ func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update b
 	ids := make(map[string]int64, len(rows))
 	if q.pg {
 		n := len(rows)
-		urn, ent, fields, facets, ac := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		urn, ent, fields, facets, ac, acvals := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		removed, long := make([]int64, n), make([]int64, n)
 		text := make([][]string, len(boostFloors))
 		for i := range text {
 			text[i] = make([]string, n)
 		}
 		for i, r := range rows {
-			urn[i], ent[i], removed[i], long[i], fields[i], facets[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.ac
+			urn[i], ent[i], removed[i], long[i], fields[i], facets[i], ac[i], acvals[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.ac, r.acvals
 			for b := range text {
 				text[b][i] = r.text[b]
 			}
@@ -811,13 +925,13 @@ func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update b
 		for b := range text {
 			tsv = append(tsv, fmt.Sprintf("setweight(to_tsvector('simple', t%d), '%s')", b, pgWeight[b]))
 		}
-		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, facets, tsv, ac)
-SELECT u, e, r, l, f, fc, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
-FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-AS t(u, e, r, l, f, fc, t0, t1, t2, t3, t4, a)
-ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, facets = EXCLUDED.facets, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
+		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, facets, acvals, tsv, ac)
+SELECT u, e, r, l, f, fc, av, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+AS t(u, e, r, l, f, fc, av, t0, t1, t2, t3, t4, a)
+ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, facets = EXCLUDED.facets, acvals = EXCLUDED.acvals, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
 RETURNING id, urn`
-		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, facets, text[0], text[1], text[2], text[3], text[4], ac)
+		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, facets, acvals, text[0], text[1], text[2], text[3], text[4], ac)
 		if err != nil {
 			return err
 		}
@@ -826,20 +940,20 @@ RETURNING id, urn`
 		}
 	} else if update {
 		for _, r := range rows {
-			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fields = ?, facets = ? WHERE id = ?", r.entity, r.removed, r.long, r.fields, r.facets, r.id); err != nil {
+			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fields = ?, facets = ?, acvals = ? WHERE id = ?", r.entity, r.removed, r.long, r.fields, r.facets, r.acvals, r.id); err != nil {
 				return err
 			}
 		}
 		return nil
 	} else {
-		flat := make([]any, 0, 6*len(rows))
+		flat := make([]any, 0, 7*len(rows))
 		for _, r := range rows {
-			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields, r.facets)
+			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.acvals)
 		}
-		per := q.rowsPerStatement(6)
+		per := q.rowsPerStatement(7)
 		for i := 0; i < len(rows); i += per {
 			m := min(per, len(rows)-i)
-			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields, facets) VALUES ", "(?,?,?,?,?,?)", " RETURNING id, urn", m), flat[i*6:(i+m)*6]...)
+			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields, facets, acvals) VALUES ", "(?,?,?,?,?,?,?)", " RETURNING id, urn", m), flat[i*7:(i+m)*7]...)
 			if err != nil {
 				return err
 			}

@@ -247,15 +247,14 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, score st
 	for i, t := range tokens {
 		parts[i] = `"` + t + `"*`
 	}
-	cols := "{b0 b1 b2 b3 b4}"
-	if column == "ac" {
-		cols = "{ac}"
-	}
 	// CROSS JOIN keeps the full-text match as the outer loop: left to
 	// itself the planner may drive from the entity index and run the match
 	// once per document.
+	if column == "ac" {
+		return "search_ac f CROSS JOIN search_doc d ON d.id = f.rowid", "search_ac MATCH ?", "-bm25(search_ac)", strings.Join(parts, " AND ")
+	}
 	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?",
-		"-bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", cols + " : (" + strings.Join(parts, " AND ") + ")"
+		"-bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", "{b0 b1 b2 b3 b4} : (" + strings.Join(parts, " AND ") + ")"
 }
 
 // crossJoin is a join that SQLite's planner may not reorder (CROSS JOIN);
@@ -659,7 +658,7 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 	var cands []cand
 	err := s.db.snapshot(ctx, func(x querier) error {
 		args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Limit*4+20))
-		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.fields FROM "+from+" WHERE "+w.sql()+" ORDER BY "+score+" DESC, d.urn LIMIT ?"), args...)
+		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.acvals FROM "+from+" WHERE "+w.sql()+" ORDER BY "+score+" DESC, d.urn LIMIT ?"), args...)
 		if err != nil {
 			return err
 		}

@@ -120,10 +120,11 @@ func testOffKeywordValues(t *testing.T, idx catalog.SearchIndex) {
 	}
 }
 
-// TestSearchFacetsMigration opens an index written before the facets column
-// existed: the migration must fill it from the keyword rows, so facet counts
-// are the same as for documents written afterwards.
-func TestSearchFacetsMigration(t *testing.T) {
+// TestSearchMigrations opens an index written before the facets column and
+// the autocomplete tables existed: the migrations must fill them from what
+// the index held, so facet counts and suggestions are the same as for
+// documents written afterwards.
+func TestSearchMigrations(t *testing.T) {
 	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
 	for name, open := range dbs {
 		t.Run(name, func(t *testing.T) {
@@ -133,14 +134,14 @@ func TestSearchFacetsMigration(t *testing.T) {
 			ctx := context.Background()
 			db := open(t)
 			fields := []catalog.SearchField{
-				{Name: "name", Type: "TEXT", QueryByDefault: true, Boost: 10},
+				{Name: "name", Type: "TEXT", QueryByDefault: true, Boost: 10, Autocomplete: true},
 				{Name: "tags", Type: "URN", Filter: true},
 				{Name: "platform", Type: "URN", Filter: true},
 			}
 			s := openSearch(t, db, fields)
 			docs := []catalog.Document{
-				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"a"}, "platform": {"urn:li:dataPlatform:hive"}, "tags": {"urn:li:tag:x", "urn:li:tag:y"}}},
-				{URN: "urn:li:dataset:(urn:li:dataPlatform:kafka,b,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"b"}, "platform": {"urn:li:dataPlatform:kafka"}, "tags": {"urn:li:tag:x"}}},
+				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"alpha orders"}, "platform": {"urn:li:dataPlatform:hive"}, "tags": {"urn:li:tag:x", "urn:li:tag:y"}}},
+				{URN: "urn:li:dataset:(urn:li:dataPlatform:kafka,b,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"beta orders"}, "platform": {"urn:li:dataPlatform:kafka"}, "tags": {"urn:li:tag:x"}}},
 			}
 			if err := s.Upsert(ctx, docs); err != nil {
 				t.Fatal(err)
@@ -157,21 +158,42 @@ func TestSearchFacetsMigration(t *testing.T) {
 			if !reflect.DeepEqual(before.Facets, want) {
 				t.Fatalf("facets = %v, want %v", before.Facets, want)
 			}
-			// Back to the layout before the facets column.
-			for _, stmt := range []string{
+			acQuery := catalog.AutocompleteQuery{Query: "ord", EntityTypes: []string{"dataset"}, Limit: 10}
+			acBefore, err := s.Autocomplete(ctx, acQuery)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(acBefore) != 2 {
+				t.Fatalf("suggestions for %q = %v, want both names", acQuery.Query, acBefore)
+			}
+			// Back to the layout before migration 2.
+			stmts := []string{
 				"ALTER TABLE search_doc DROP COLUMN facets",
-				"DELETE FROM catalogd_migration WHERE component = 'search' AND version = 2",
-			} {
+				"ALTER TABLE search_doc DROP COLUMN acvals",
+				"DELETE FROM catalogd_migration WHERE component = 'search' AND version IN (2, 3)",
+			}
+			if name == "sqlite" {
+				stmts = append(stmts, "DROP TABLE search_ac")
+			}
+			for _, stmt := range stmts {
 				if _, err := db.Bun().ExecContext(ctx, stmt); err != nil {
 					t.Fatal(err)
 				}
 			}
-			after, err := openSearch(t, db, fields).Search(ctx, query)
+			s = openSearch(t, db, fields)
+			after, err := s.Search(ctx, query)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(after.Facets, want) {
 				t.Errorf("facets after migration = %v, want %v", after.Facets, want)
+			}
+			acAfter, err := s.Autocomplete(ctx, acQuery)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(acAfter, acBefore) {
+				t.Errorf("suggestions after migration = %v, want %v", acAfter, acBefore)
 			}
 		})
 	}
