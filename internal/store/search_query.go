@@ -401,6 +401,25 @@ func (t *topK) Pop() any {
 	return h
 }
 
+// wants reports whether a hit would enter the k best, comparing its URN
+// as read (so that the many hits that do not are never copied).
+func (t *topK) wants(h ranked, urn []byte) bool {
+	if t.k == 0 {
+		return false
+	}
+	if len(t.hits) < t.k {
+		return true
+	}
+	w := t.hits[0]
+	if h.exact != w.exact {
+		return h.exact
+	}
+	if h.score != w.score {
+		return h.score > w.score
+	}
+	return string(urn) < w.urn
+}
+
 func (t *topK) offer(h ranked) {
 	switch {
 	case t.k == 0:
@@ -438,10 +457,10 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 			return nil, err
 		}
 	}
-	want := map[string]bool{}
+	// Counters by field and value, looked up without allocating a key.
+	counts := map[string]map[string]*int{}
 	for _, f := range facets {
-		want[f] = true
-		res.Facets[f] = map[string]int{}
+		counts[f] = map[string]*int{}
 	}
 	best := &topK{}
 	if q.Count > 0 && q.Start < maxTotal {
@@ -459,25 +478,45 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 	defer rows.Close()
 	total := 0
 	var h ranked
-	var fc []byte
+	var urn, fc sql.RawBytes
 	for rows.Next() {
-		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc); err != nil {
+		if err := rows.Scan(&h.id, &urn, &h.score, &fc); err != nil {
 			return nil, err
 		}
 		total++
 		h.exact = exact[h.id]
-		best.offer(h)
-		for len(fc) > 0 {
+		if best.wants(h, urn) {
+			h.urn = string(urn)
+			best.offer(h)
+		}
+		for rest := []byte(fc); len(rest) > 0; {
 			var pair []byte
-			pair, fc, _ = bytes.Cut(fc, []byte(pairSep))
+			pair, rest, _ = bytes.Cut(rest, []byte(pairSep))
 			f, v, ok := bytes.Cut(pair, []byte(facetSep))
-			if ok && want[string(f)] {
-				res.Facets[string(f)][string(v)]++
+			if !ok {
+				continue
+			}
+			byValue := counts[string(f)]
+			if byValue == nil {
+				continue
+			}
+			if n := byValue[string(v)]; n != nil {
+				*n++
+			} else {
+				one := 1
+				byValue[string(v)] = &one
 			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	for f, byValue := range counts {
+		out := make(map[string]int, len(byValue))
+		for v, n := range byValue {
+			out[v] = *n
+		}
+		res.Facets[f] = out
 	}
 	res.Total = min(total, maxTotal)
 	sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
@@ -815,4 +854,3 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	return res, nil
 }
 
-var _ = sql.ErrNoRows
