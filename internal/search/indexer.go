@@ -126,7 +126,17 @@ func (x *StoreIndexer) Reindex(ctx context.Context, tx catalog.Tx, urns []string
 // rebuild uses to write several times faster.
 type DocResetter interface {
 	ResetDocuments(ctx context.Context, tx catalog.Tx) error
-	InsertDocuments(ctx context.Context, tx catalog.Tx, docs []catalog.Document) error
+	// PrepareDocuments converts documents to what InsertPrepared writes.
+	// It needs no transaction, so a rebuild prepares the next batch while
+	// the current one is written. It is safe for concurrent use.
+	PrepareDocuments(docs []catalog.Document) PreparedDocuments
+	// InsertPrepared adds prepared documents that are not in the index.
+	InsertPrepared(ctx context.Context, tx catalog.Tx, docs PreparedDocuments) error
+}
+
+// PreparedDocuments are documents converted by an engine for writing.
+type PreparedDocuments interface {
+	Len() int
 }
 
 // IndexLoaded rebuilds documents from aspects the caller already read
@@ -138,7 +148,7 @@ func (x *StoreIndexer) IndexLoaded(ctx context.Context, tx catalog.Tx, urns []st
 		return err
 	}
 	if r, ok := x.w.(DocResetter); ok && fresh {
-		return r.InsertDocuments(ctx, tx, docs)
+		return r.InsertPrepared(ctx, tx, r.PrepareDocuments(docs))
 	}
 	return x.w.WriteDocuments(ctx, tx, docs, dels)
 }

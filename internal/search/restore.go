@@ -147,10 +147,6 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 		}
 	}
 	// Reading the next batch overlaps with indexing the current one.
-	type page struct {
-		rows []catalog.Aspect
-		err  error
-	}
 	pages := make(chan page, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -194,6 +190,18 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 			after = last
 		}
 	}()
+	si, _ := r.idx.(*StoreIndexer)
+	if fresh && si != nil {
+		if err := r.pipeline(ctx, si, pages, &res, func() {
+			if progress != nil {
+				progress(res.Rows+res.Ignored, total)
+			}
+		}); err != nil {
+			return res, err
+		}
+		res.Took = time.Since(start)
+		return res, nil
+	}
 	for p := range pages {
 		if p.err != nil {
 			return res, fmt.Errorf("restore indices: %w", p.err)
@@ -209,14 +217,88 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 	return res, nil
 }
 
-// apply rebuilds, in one transaction, the edges of rows and the documents of
-// their entities. complete says that rows hold every latest aspect of each
-// of their URNs, so documents can be built without reading them again;
-// fresh that the index was reset, so nothing needs removing first.
-func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete, fresh bool) error {
-	var urns []string
-	latest := map[string][]catalog.Aspect{}
-	var edges []catalog.EdgeSet
+// page is a batch of rows read by RestoreAll's scanner.
+type page struct {
+	rows []catalog.Aspect
+	err  error
+}
+
+// pipeline writes a rebuild of a reset in-store index: while one batch is
+// written, the next batch's edges are decoded and its documents built and
+// converted to rows, on the other core, outside the write transaction.
+func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan page, res *RestoreResult, progress func()) error {
+	dr, ok := si.w.(DocResetter)
+	if !ok {
+		return fmt.Errorf("restore indices: engine %T cannot insert prepared documents", si.w)
+	}
+	type prepared struct {
+		loaded
+		docs PreparedDocuments
+		err  error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := make(chan prepared, 1)
+	go func() {
+		defer close(out)
+		for p := range pages {
+			var b prepared
+			if p.err != nil {
+				b.err = fmt.Errorf("restore indices: %w", p.err)
+			} else if b.loaded, b.err = r.load(p.rows); b.err == nil && len(b.urns) > 0 {
+				docs, _, err := si.b.documentsFrom(ctx, r.store, b.urns, b.latest)
+				if err != nil {
+					b.err = fmt.Errorf("restore indices: %w", err)
+				} else {
+					b.docs = dr.PrepareDocuments(docs)
+				}
+			}
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	for b := range out {
+		if b.err != nil {
+			return b.err
+		}
+		res.Rows += b.rows
+		res.Ignored += b.ignored
+		if len(b.urns) > 0 {
+			res.Entities += len(b.urns)
+			if err := r.store.Update(ctx, func(tx catalog.Tx) error {
+				if len(b.edges) > 0 {
+					if err := tx.ReplaceEdges(ctx, b.edges); err != nil {
+						return err
+					}
+				}
+				return dr.InsertPrepared(ctx, tx, b.docs)
+			}); err != nil {
+				return err
+			}
+		}
+		progress()
+	}
+	return ctx.Err()
+}
+
+// loaded is a batch of rows grouped for indexing.
+type loaded struct {
+	urns          []string
+	latest        map[string][]catalog.Aspect
+	edges         []catalog.EdgeSet
+	rows, ignored int
+}
+
+// load groups rows by entity and derives the edges of their aspects; rows
+// of unknown entity types or aspects are counted as ignored.
+func (r *Restorer) load(rows []catalog.Aspect) (loaded, error) {
+	l := loaded{latest: map[string][]catalog.Aspect{}}
 	for _, row := range rows {
 		u, err := catalog.ParseURN(row.URN)
 		ent := (*catalog.EntitySpec)(nil)
@@ -225,37 +307,51 @@ func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *Restor
 		}
 		spec := r.reg.Aspect(row.Name)
 		if ent == nil || spec == nil {
-			res.Ignored++
+			l.ignored++
 			continue
 		}
-		res.Rows++
-		if _, ok := latest[row.URN]; !ok {
-			urns = append(urns, row.URN)
+		l.rows++
+		if _, ok := l.latest[row.URN]; !ok {
+			l.urns = append(l.urns, row.URN)
 		}
-		latest[row.URN] = append(latest[row.URN], row)
+		l.latest[row.URN] = append(l.latest[row.URN], row)
 		if len(spec.Relationships) > 0 {
 			d := json.NewDecoder(bytes.NewReader(row.Value))
 			d.UseNumber()
 			var v any
 			if err := d.Decode(&v); err != nil {
-				return fmt.Errorf("restore indices: decode %s of %s: %w", row.Name, row.URN, err)
+				return l, fmt.Errorf("restore indices: decode %s of %s: %w", row.Name, row.URN, err)
 			}
-			edges = append(edges, catalog.EdgeSet{URN: row.URN, Aspect: row.Name, Edges: ingest.Edges(row.URN, spec, v, row.Created)})
+			l.edges = append(l.edges, catalog.EdgeSet{URN: row.URN, Aspect: row.Name, Edges: ingest.Edges(row.URN, spec, v, row.Created)})
 		}
 	}
-	if len(urns) == 0 {
+	return l, nil
+}
+
+// apply rebuilds, in one transaction, the edges of rows and the documents of
+// their entities. complete says that rows hold every latest aspect of each
+// of their URNs, so documents can be built without reading them again;
+// fresh that the index was reset, so nothing needs removing first.
+func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete, fresh bool) error {
+	l, err := r.load(rows)
+	res.Rows += l.rows
+	res.Ignored += l.ignored
+	if err != nil {
+		return err
+	}
+	if len(l.urns) == 0 {
 		return nil
 	}
-	res.Entities += len(urns)
+	res.Entities += len(l.urns)
 	return r.store.Update(ctx, func(tx catalog.Tx) error {
-		if len(edges) > 0 {
-			if err := tx.ReplaceEdges(ctx, edges); err != nil {
+		if len(l.edges) > 0 {
+			if err := tx.ReplaceEdges(ctx, l.edges); err != nil {
 				return err
 			}
 		}
 		if li, ok := r.idx.(loadedIndexer); ok && complete {
-			return li.IndexLoaded(ctx, tx, urns, latest, fresh)
+			return li.IndexLoaded(ctx, tx, l.urns, l.latest, fresh)
 		}
-		return r.idx.Reindex(ctx, tx, urns)
+		return r.idx.Reindex(ctx, tx, l.urns)
 	})
 }

@@ -577,16 +577,32 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 	return nil
 }
 
-// InsertDocuments adds documents that are not in the index (after
+// docRows are documents converted to rows (search.PreparedDocuments).
+type docRows []docRow
+
+// Len reports the number of documents.
+func (r docRows) Len() int { return len(r) }
+
+// PrepareDocuments converts documents to rows for InsertPrepared; it
+// touches no table.
+func (s *Search) PrepareDocuments(docs []catalog.Document) search.PreparedDocuments {
+	rows := make(docRows, 0, len(docs))
+	for _, d := range docs {
+		rows = append(rows, s.row(d))
+	}
+	return rows
+}
+
+// InsertPrepared adds documents that are not in the index (after
 // ResetDocuments), inside tx, skipping the reading of old rows.
-func (s *Search) InsertDocuments(ctx context.Context, ctx2 catalog.Tx, docs []catalog.Document) error {
+func (s *Search) InsertPrepared(ctx context.Context, ctx2 catalog.Tx, docs search.PreparedDocuments) error {
 	tx, err := s.searchTx(ctx2)
 	if err != nil {
 		return err
 	}
-	rows := make([]docRow, 0, len(docs))
-	for _, d := range docs {
-		rows = append(rows, s.row(d))
+	rows, ok := docs.(docRows)
+	if !ok {
+		return fmt.Errorf("search: documents %T were not prepared by this engine", docs)
 	}
 	if err := s.insertNew(ctx, tx, rows); err != nil {
 		return tx.db.fail(ctx, err, "write %d search documents", len(rows))

@@ -853,4 +853,3 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	}
 	return res, nil
 }
-
