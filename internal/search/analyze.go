@@ -24,32 +24,78 @@ func IndexTokens(s string) []string {
 	if len(s) > maxTextLen {
 		s = s[:maxTextLen]
 	}
-	var out []string
-	seen := map[string]struct{}{}
-	add := func(t string) {
-		if t == "" || len(t) > maxTokenLen {
-			return
-		}
-		if _, ok := seen[t]; ok {
-			return
-		}
-		seen[t] = struct{}{}
-		out = append(out, t)
-	}
+	t := tokenSet{out: make([]string, 0, 16)}
+	var buf []string
 	eachWord(s, func(w string) {
-		add(strings.ToLower(w))
-		parts := splitParts(w)
+		t.add(strings.ToLower(w))
+		if !mayHaveParts(w) {
+			return
+		}
+		parts := splitPartsInto(buf[:0], w)
+		buf = parts
 		if len(parts) < 2 {
 			return
 		}
 		for i, p := range parts {
-			add(strings.ToLower(p))
+			t.add(strings.ToLower(p))
 			if i > 0 && i < len(parts)-1 {
-				add(strings.ToLower(strings.Join(parts[i:], "")))
+				t.add(strings.ToLower(strings.Join(parts[i:], "")))
 			}
 		}
 	})
-	return out
+	return t.out
+}
+
+// tokenSet collects distinct tokens in order. Values have few words, so it
+// compares against the list and only builds a map for long texts: this
+// runs for every value of every document written.
+type tokenSet struct {
+	out  []string
+	seen map[string]struct{}
+}
+
+func (t *tokenSet) add(w string) {
+	if w == "" || len(w) > maxTokenLen {
+		return
+	}
+	if t.seen != nil {
+		if _, ok := t.seen[w]; ok {
+			return
+		}
+		t.seen[w] = struct{}{}
+	} else {
+		for _, o := range t.out {
+			if o == w {
+				return
+			}
+		}
+		if len(t.out) == 32 {
+			t.seen = make(map[string]struct{}, 128)
+			for _, o := range t.out {
+				t.seen[o] = struct{}{}
+			}
+			t.seen[w] = struct{}{}
+		}
+	}
+	t.out = append(t.out, w)
+}
+
+// mayHaveParts reports whether splitParts could split w: false for the
+// common all-lower-case ASCII words and plain numbers.
+func mayHaveParts(w string) bool {
+	digits, letters := false, false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= utf8.RuneSelf, 'A' <= c && c <= 'Z':
+			return true
+		case '0' <= c && c <= '9':
+			digits = true
+		default:
+			letters = true
+		}
+	}
+	return digits && letters
 }
 
 // QueryTokens returns the words of a query, lower case, without duplicates.
@@ -98,7 +144,33 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // eachWord calls fn with every maximal run of letters and digits of s.
 func eachWord(s string, fn func(string)) {
 	start := -1
-	for i, r := range s {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			eachWordUnicode(s, start, i, fn)
+			return
+		}
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			fn(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
+}
+
+// eachWordUnicode continues eachWord from byte from, with a word begun at
+// start (or -1), for text that is not all ASCII.
+func eachWordUnicode(s string, start, from int, fn func(string)) {
+	for j, r := range s[from:] {
+		i := from + j
 		if isWordRune(r) {
 			if start < 0 {
 				start = i
@@ -117,8 +189,10 @@ func eachWord(s string, fn func(string)) {
 
 // splitParts splits a word at case and letter/digit boundaries:
 // "SampleHiveDataset" → Sample Hive Dataset, "HTTPServer2" → HTTP Server 2.
-func splitParts(w string) []string {
-	var parts []string
+func splitParts(w string) []string { return splitPartsInto(nil, w) }
+
+// splitPartsInto is splitParts appending to parts.
+func splitPartsInto(parts []string, w string) []string {
 	start := 0
 	prev, _ := utf8.DecodeRuneInString(w)
 	i := utf8.RuneLen(prev)
