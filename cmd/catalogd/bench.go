@@ -75,7 +75,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	defer srv.stop()
 	fmt.Fprintf(stdout, "store: %s\n", describeStore(*storeDSN))
 	fmt.Fprintf(stdout, "start-up (exec to healthy, best of 3): %s\n", startup.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "RSS idle: %.1f MB\n", srv.rssMB())
+	fmt.Fprintf(stdout, "RSS idle: %s\n", srv.rss())
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
 	gen := catalogGenerator{n: *datasets}
@@ -129,7 +129,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d, %d clients)\n",
 		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *workers)
-	fmt.Fprintf(stdout, "RSS after loading %d datasets: %.1f MB\n", *datasets, srv.rssMB())
+	fmt.Fprintf(stdout, "RSS after loading %d datasets: %s\n", *datasets, srv.rss())
 
 	// Reads: random datasets through entitiesV2, all aspects.
 	var mu sync.Mutex
@@ -161,7 +161,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(stdout, "entitiesV2 (6 aspects, %d clients, %d reads): p50 %s p99 %s (%.0f reads/s)\n", *workers, len(lat),
 			percentile(lat, 50), percentile(lat, 99), float64(len(lat))/reads.Seconds())
 	}
-	fmt.Fprintf(stdout, "RSS after reads: %.1f MB\n", srv.rssMB())
+	fmt.Fprintf(stdout, "RSS after reads: %s\n", srv.rss())
 	return nil
 }
 
@@ -265,19 +265,22 @@ func (s *benchServer) stop() {
 	_ = s.cmd.Wait()
 }
 
-// rssMB reads the server's resident set size from /proc.
-func (s *benchServer) rssMB() float64 {
+// rss reads the server's resident set size from /proc: the total, and its
+// anonymous part (heap, stacks, SQLite's page caches). The rest is file
+// pages mapped in, mostly the database file SQLite reads through mmap: the
+// kernel's page cache, shared and dropped under memory pressure.
+func (s *benchServer) rss() string {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
 	if err != nil {
-		return -1
+		return "unknown"
 	}
+	kb := map[string]float64{}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb / 1024
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(v, " kB") {
+			kb[k], _ = strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(v, " kB")), 64)
 		}
 	}
-	return -1
+	return fmt.Sprintf("%.1f MB (anonymous %.1f MB, mapped files %.1f MB)", kb["VmRSS"]/1024, kb["RssAnon"]/1024, kb["RssFile"]/1024)
 }
 
 func benchPost(ctx context.Context, c *http.Client, url string, body []byte) error {
