@@ -123,6 +123,14 @@ func Matches(query []string, text string) bool {
 	if len(query) == 0 {
 		return false
 	}
+	// A token is a prefix of a word only if it occurs in the lower-cased
+	// text: most values of a hit's fields fail this cheap test.
+	lower := strings.ToLower(text)
+	for _, q := range query {
+		if !strings.Contains(lower, q) {
+			return false
+		}
+	}
 	toks := IndexTokens(text)
 	for _, q := range query {
 		found := false
