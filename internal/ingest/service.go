@@ -23,6 +23,33 @@ type Indexer interface {
 	Reindex(ctx context.Context, tx catalog.Tx, urns []string) error
 }
 
+// EntityIndexer is implemented by indexers that build documents from the
+// latest aspects the write already holds, sparing a read back of what it
+// just wrote and a second decoding of the values it decoded. The service
+// prefers it to Reindex for ingest.
+type EntityIndexer interface {
+	Indexer
+	// IndexEntities updates the documents of entities, inside tx. An entity
+	// with no aspects was deleted.
+	IndexEntities(ctx context.Context, tx catalog.Tx, entities []Entity) error
+}
+
+// Entity is the state of one entity at the end of a write: every latest
+// (non-timeseries) aspect, as tx now holds it.
+type Entity struct {
+	URN     string
+	Aspects []LatestAspect
+}
+
+// LatestAspect is one latest aspect of an Entity.
+type LatestAspect struct {
+	catalog.Aspect
+	// Decoded is Value decoded as JSON with numbers kept exact
+	// (json.Number), when the writer holds it; nil means decode Value.
+	// Readers must not modify it.
+	Decoded any
+}
+
 // Change is one aspect change of a write, as the audit log and the
 // authorizer see it.
 type Change struct {
