@@ -47,6 +47,15 @@ type DB struct {
 	// SQLITE_BUSY only surfaces when another process holds the lock for longer
 	// than the busy timeout. It is nil on PostgreSQL, which has row locks.
 	writeSem chan struct{}
+	// writeConn is the connection every SQLite write transaction runs on,
+	// held while writeSem is (nil until the first write, or after it
+	// broke). One connection keeps its page cache from one transaction to
+	// the next: SQLite drops a connection's cache when another connection
+	// wrote since it last read, so writes spread over the pool started cold
+	// and read back the index pages they were about to modify. Its cache is
+	// larger than the readers' (writerCacheKB) so that a batch's dirty
+	// pages stay in memory until commit instead of spilling to the WAL.
+	writeConn *bun.Conn
 	// stopCheckpoints ends the SQLite background checkpointer; nil on PostgreSQL.
 	stopCheckpoints func()
 	reader
@@ -216,6 +225,15 @@ func (db *DB) Close() error {
 	if db.stopCheckpoints != nil {
 		db.stopCheckpoints()
 	}
+	if db.writeSem != nil {
+		// Wait for a running write, then return its connection to the pool.
+		db.writeSem <- struct{}{}
+		if db.writeConn != nil {
+			_ = db.writeConn.Close()
+			db.writeConn = nil
+		}
+		<-db.writeSem
+	}
 	return db.bun.Close()
 }
 
@@ -245,20 +263,45 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	return nil
 }
 
+// writerCacheKB is the page cache of the SQLite write connection: room for
+// the pages a large batch dirties (about 1,100 for 200 aspects of new
+// datasets) and the upper levels of the indexes they go into.
+const writerCacheKB = 16 << 10
+
 // beginWrite starts a write transaction, first waiting for the writer slot on
 // SQLite. release must be called after the transaction ends.
 func (db *DB) beginWrite(ctx context.Context) (bun.Tx, func(), error) {
-	release := func() {}
-	if db.writeSem != nil {
-		select {
-		case db.writeSem <- struct{}{}:
-		case <-ctx.Done():
-			return bun.Tx{}, nil, db.fail(ctx, ctx.Err(), "wait for write lock")
+	if db.writeSem == nil {
+		btx, err := db.bun.BeginTx(ctx, nil)
+		if err != nil {
+			return bun.Tx{}, nil, db.fail(ctx, err, "begin transaction")
 		}
-		release = func() { <-db.writeSem }
+		return btx, func() {}, nil
 	}
-	btx, err := db.bun.BeginTx(ctx, nil)
+	select {
+	case db.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return bun.Tx{}, nil, db.fail(ctx, ctx.Err(), "wait for write lock")
+	}
+	release := func() { <-db.writeSem }
+	if db.writeConn == nil {
+		c, err := db.bun.Conn(ctx)
+		if err != nil {
+			release()
+			return bun.Tx{}, nil, db.fail(ctx, err, "open write connection")
+		}
+		if _, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size(-%d)", writerCacheKB)); err != nil {
+			_ = c.Close()
+			release()
+			return bun.Tx{}, nil, db.fail(ctx, err, "open write connection")
+		}
+		db.writeConn = &c
+	}
+	btx, err := db.writeConn.BeginTx(ctx, nil)
 	if err != nil {
+		// The connection may be broken: the next write takes a new one.
+		_ = db.writeConn.Close()
+		db.writeConn = nil
 		release()
 		return bun.Tx{}, nil, db.fail(ctx, err, "begin transaction")
 	}
