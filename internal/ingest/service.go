@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/registry"
 )
 
@@ -345,6 +346,9 @@ func proposalError(i, n int, p *catalog.Proposal, err error) error {
 
 // decodeJSON decodes one JSON value keeping numbers exact.
 func decodeJSON(b []byte) (any, error) {
+	if v, ok := fastjson.Decode(b); ok {
+		return v, nil
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
@@ -360,6 +364,9 @@ func decodeJSON(b []byte) (any, error) {
 // canonicalJSON encodes v with sorted object keys and no HTML escaping, so
 // that equal values have equal bytes.
 func canonicalJSON(v any) ([]byte, error) {
+	if b, ok := fastjson.AppendCanonical(nil, v); ok {
+		return b, nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

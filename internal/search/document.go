@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 )
@@ -112,10 +113,13 @@ func (b *Builder) apply(doc *catalog.Document, aspect string, raw json.RawMessag
 		return nil
 	}
 	if v == nil {
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil {
-			return err
+		var ok bool
+		if v, ok = fastjson.Decode(raw); !ok {
+			d := json.NewDecoder(bytes.NewReader(raw))
+			d.UseNumber()
+			if err := d.Decode(&v); err != nil {
+				return err
+			}
 		}
 	}
 	switch aspect {
