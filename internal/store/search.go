@@ -777,8 +777,8 @@ RETURNING id, urn`
 			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields)
 		}
 		per := q.rowsPerStatement(5)
-		for i := 0; i < len(rows); i += per {
-			m := min(per, len(rows)-i)
+		for i, m := 0, 0; i < len(rows); i += m {
+			m = chunkRows(len(rows)-i, per)
 			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields) VALUES ", "(?,?,?,?,?)", " RETURNING id, urn", m), flat[i*5:(i+m)*5]...)
 			if err != nil {
 				return err

@@ -56,6 +56,9 @@ type DB struct {
 	// larger than the readers' (writerCacheKB) so that a batch's dirty
 	// pages stay in memory until commit instead of spilling to the WAL.
 	writeConn *bun.Conn
+	// stmts keeps the statements of SQLite write transactions compiled;
+	// nil on PostgreSQL, where pgx caches prepared statements itself.
+	stmts *stmtCache
 	// stopCheckpoints ends the SQLite background checkpointer; nil on PostgreSQL.
 	stopCheckpoints func()
 	reader
@@ -168,6 +171,7 @@ func openSQLite(path string, o options) (*DB, error) {
 	sqldb.SetMaxIdleConns(o.maxConns)
 	db := newDB(sqldb, bun.NewDB(sqldb, sqlitedialect.New()), SQLite)
 	db.writeSem = make(chan struct{}, 1)
+	db.stmts = newStmtCache(sqldb)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -232,6 +236,7 @@ func (db *DB) Close() error {
 			_ = db.writeConn.Close()
 			db.writeConn = nil
 		}
+		db.stmts.close()
 		<-db.writeSem
 	}
 	return db.bun.Close()
@@ -251,8 +256,12 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 			_ = btx.Rollback()
 		}
 	}()
-	tx := &Tx{btx: btx, reader: reader{db: db, q: btx.Tx}}
-	tx.reader.snapshot = func(ctx context.Context, f func(querier) error) error { return f(btx.Tx) }
+	var q querier = btx.Tx
+	if db.stmts != nil {
+		q = cachedTx{tx: btx.Tx, cache: db.stmts}
+	}
+	tx := &Tx{btx: btx, reader: reader{db: db, q: q}}
+	tx.reader.snapshot = func(ctx context.Context, f func(querier) error) error { return f(q) }
 	if err := fn(tx); err != nil {
 		return err
 	}
