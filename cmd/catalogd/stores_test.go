@@ -32,7 +32,7 @@ func testStores(t *testing.T) []testStore {
 
 // freshPostgres creates an empty database on the server of dsn, dropped when
 // the test ends, and returns its DSN.
-func freshPostgres(t *testing.T, dsn string) string {
+func freshPostgres(t testing.TB, dsn string) string {
 	t.Helper()
 	admin, err := sql.Open("pgx", dsn)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/registry"
@@ -45,6 +46,10 @@ type touch struct {
 	changed map[string]bool // aspects whose latest value changed (edges to rewrite)
 	deleted bool            // the entity was deleted and not written again
 	wrote   bool            // the request wrote an aspect of the entity
+	// dirty says that something its search document derives from changed:
+	// a latest aspect written or deleted, or a timeseries value written.
+	// Rewrites of unchanged values leave the document as it is.
+	dirty bool
 }
 
 func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
@@ -95,10 +100,8 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 	if err := a.edges(ctx); err != nil {
 		return 0, err
 	}
-	if idx := a.svc.indexer; idx != nil && len(a.order) > 0 {
-		if err := idx.Reindex(ctx, a.tx, a.order); err != nil {
-			return 0, err
-		}
+	if err := a.index(ctx); err != nil {
+		return 0, err
 	}
 	if len(a.changes) > 0 {
 		for _, au := range a.svc.auditors {
@@ -108,6 +111,41 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 		}
 	}
 	return a.written, nil
+}
+
+// index updates the search documents of the entities whose state changed.
+func (a *applier) index(ctx context.Context) error {
+	idx := a.svc.indexer
+	if idx == nil {
+		return nil
+	}
+	var dirty []string
+	for _, u := range a.order {
+		if a.touched[u].dirty {
+			dirty = append(dirty, u)
+		}
+	}
+	if len(dirty) == 0 {
+		return nil
+	}
+	ei, ok := idx.(EntityIndexer)
+	if !ok {
+		return idx.Reindex(ctx, a.tx, dirty)
+	}
+	// a.state holds every latest aspect of these entities: Current read them
+	// all, and every write and delete of the request updated it.
+	ents := make([]Entity, len(dirty))
+	for i, u := range dirty {
+		slots := a.state[u]
+		e := Entity{URN: u, Aspects: make([]LatestAspect, 0, len(slots))}
+		for _, s := range slots {
+			if s.exists {
+				e.Aspects = append(e.Aspects, LatestAspect{Aspect: s.cur, Decoded: s.value})
+			}
+		}
+		ents[i] = e
+	}
+	return ei.IndexEntities(ctx, a.tx, ents)
 }
 
 func (a *applier) touch(urn string, ent *catalog.EntitySpec) *touch {
@@ -135,6 +173,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			}
 			if rows+tsRows > 0 {
 				a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
+				t.dirty = true
 			}
 			a.state[p.urn] = map[string]*slot{}
 			t.deleted = true
@@ -147,6 +186,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		}
 		if n > 0 {
 			a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
+			t.dirty = true
 		}
 		delete(slots, p.aspect.Name)
 		delete(t.changed, p.aspect.Name)
@@ -180,6 +220,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		})
 		a.written++
 		a.audit(p.urn, p.entity.Name, p.aspect.Name, false)
+		t.dirty = true
 		return nil
 	}
 	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
@@ -250,6 +291,7 @@ func (a *applier) put(ctx context.Context, urn, aspect string, decoded any, valu
 	a.pending = append(a.pending, w)
 	a.inRound[k] = true
 	a.touched[urn].changed[aspect] = true
+	a.touched[urn].dirty = true
 	a.written++
 	a.audit(urn, a.touched[urn].entity.Name, aspect, false)
 	return nil
@@ -320,7 +362,33 @@ func (a *applier) putDefault(ctx context.Context, urn, aspect string, v any, sm 
 	if err != nil {
 		return err
 	}
+	if !validStrings(v) {
+		// Encoding replaced invalid UTF-8 (from a URN built in Go): v is not
+		// what decoding b gives, so readers must decode b.
+		v = nil
+	}
 	return a.put(ctx, urn, aspect, v, b, sm)
+}
+
+// validStrings reports whether every string in v is valid UTF-8.
+func validStrings(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !validStrings(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !validStrings(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // defaultBrowsePath mirrors DataHub's BrowsePathUtils: datasets browse under

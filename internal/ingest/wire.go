@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/registry"
 )
 
@@ -53,6 +54,14 @@ func (w *wireAspect) raw() (json.RawMessage, string) {
 // Unknown fields are rejected, as rest.li does, so a typo does not silently
 // drop data.
 func DecodeProposal(b []byte) (catalog.Proposal, error) {
+	if p, ok := decodeProposalFast(b); ok {
+		return p, nil
+	}
+	return decodeProposalSlow(b)
+}
+
+// decodeProposalSlow is DecodeProposal with encoding/json, for every input.
+func decodeProposalSlow(b []byte) (catalog.Proposal, error) {
 	// One pass splits the members; encoding/json would match member names
 	// case-insensitively, rest.li does not, so names are checked exactly.
 	var members map[string]json.RawMessage
@@ -88,6 +97,130 @@ func DecodeProposal(b []byte) (catalog.Proposal, error) {
 		}
 	}
 	return w.proposal(), nil
+}
+
+// decodeProposalFast decodes a well-formed proposal in the forms clients
+// send, giving what the encoding/json path below gives. Anything else
+// (malformed JSON, wrong member types, member names in another case, null
+// where a value is expected) is left to that path, which also words the
+// errors.
+func decodeProposalFast(b []byte) (catalog.Proposal, bool) {
+	var p catalog.Proposal
+	var aspect, key *fastAspect
+	str := func(raw []byte, dst *string) bool {
+		if string(raw) == "null" {
+			*dst = "" // as encoding/json leaves a string it decodes null into
+			return true
+		}
+		s, ok := fastjson.String(raw)
+		*dst = s
+		return ok
+	}
+	ok := fastjson.Object(b, func(k string, raw []byte) bool {
+		switch k {
+		case "auditHeader":
+			return true
+		case "entityType":
+			return str(raw, &p.EntityType)
+		case "entityUrn":
+			return str(raw, &p.EntityURN)
+		case "changeType":
+			var ct string
+			ok := str(raw, &ct)
+			p.ChangeType = catalog.ChangeType(ct)
+			return ok
+		case "aspectName":
+			return str(raw, &p.AspectName)
+		case "entityKeyAspect":
+			var ok bool
+			key, ok = decodeAspectFast(raw)
+			return ok
+		case "aspect":
+			var ok bool
+			aspect, ok = decodeAspectFast(raw)
+			return ok
+		case "systemMetadata":
+			v, ok := fastjson.Decode(raw)
+			if !ok {
+				return false
+			}
+			m, isMap := v.(map[string]any)
+			p.SystemMetadata = m
+			return isMap || v == nil
+		case "headers":
+			// Not kept; only its type is checked, as the slow path does.
+			if string(raw) == "null" {
+				return true
+			}
+			return fastjson.Object(raw, func(_ string, v []byte) bool { return len(v) > 0 && v[0] == '"' })
+		}
+		return false
+	})
+	if !ok {
+		return catalog.Proposal{}, false
+	}
+	p.EntityKey, _ = key.raw()
+	p.Value, p.ContentType = aspect.raw()
+	return p, true
+}
+
+// fastAspect is a wireAspect decoded by decodeAspectFast.
+type fastAspect struct {
+	value       []byte
+	hasValue    bool
+	contentType string
+	json        []byte
+}
+
+// decodeAspectFast decodes a GenericAspect whose members are named exactly
+// (encoding/json would also match other cases).
+func decodeAspectFast(raw []byte) (*fastAspect, bool) {
+	if string(raw) == "null" {
+		return nil, true
+	}
+	a := &fastAspect{}
+	ok := fastjson.Object(raw, func(k string, v []byte) bool {
+		switch k {
+		case "value":
+			if string(v) == "null" {
+				a.value, a.hasValue = nil, false
+				return true
+			}
+			b, ok := fastjson.StringBytes(v)
+			a.value, a.hasValue = b, ok
+			return ok
+		case "contentType":
+			if string(v) == "null" {
+				return true // leaves what an earlier member set, as encoding/json does
+			}
+			s, ok := fastjson.String(v)
+			a.contentType = s
+			return ok
+		case "json":
+			a.json = append([]byte(nil), v...)
+			return true
+		}
+		return false
+	})
+	return a, ok
+}
+
+// raw is wireAspect.raw.
+func (a *fastAspect) raw() (json.RawMessage, string) {
+	if a == nil {
+		return nil, ""
+	}
+	if a.hasValue {
+		return a.value, a.contentType
+	}
+	if len(a.json) > 0 && !bytes.Equal(bytes.TrimSpace(a.json), []byte("null")) {
+		ct := a.contentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		return a.json, ct
+	}
+	return nil, a.contentType
 }
 
 // decodeMember decodes one proposal member strictly, numbers kept exact.

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,8 +60,25 @@ func FuzzDecodeProposal(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{
+		`{"entityType":null,"entityUrn":"u","aspect":{"value":"","contentType":null,"json":null},"entityKeyAspect":null,"systemMetadata":{"runId":"r","n":1.5},"headers":{"a":"b"},"auditHeader":[1]}`,
+		`{"aspectName":"a","aspectName":"b","aspect":{"json":{"x":[1,2]},"contentType":"application/json"},"systemMetadata":null,"headers":null}`,
+		`{"aspect":{"Value":"{}"}}`, `{"aspect":{"value":"{}","value":null}}`, `{"changeType":1}`, `{"entityUrn":"\u00e9\ud83d\ude00"}`,
+	} {
+		f.Add([]byte(s))
+	}
 	s := New(registry.Default(), nil)
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The fast decoder gives what encoding/json gives, or declines.
+		if fast, ok := decodeProposalFast(b); ok {
+			slow, err := decodeProposalSlow(b)
+			if err != nil {
+				t.Fatalf("fast decoder accepted %q, encoding/json: %v", b, err)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("decoding %q: fast %#v, encoding/json %#v", b, fast, slow)
+			}
+		}
 		p, err := DecodeProposal(b)
 		if err != nil {
 			if catalog.KindOf(err) != catalog.Invalid {

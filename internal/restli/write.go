@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/ingest"
 )
 
@@ -50,18 +51,22 @@ func (h *Handler) ingestProposal(ctx context.Context, r *http.Request, body []by
 }
 
 func (h *Handler) ingestProposalBatch(ctx context.Context, r *http.Request, body []byte) (any, error) {
-	var params struct {
-		Proposals []json.RawMessage `json:"proposals"`
-		Async     asyncParam        `json:"async"`
+	raws, ok := splitProposalBatch(body)
+	if !ok {
+		var params struct {
+			Proposals []json.RawMessage `json:"proposals"`
+			Async     asyncParam        `json:"async"`
+		}
+		if err := DecodeParams(body, &params); err != nil {
+			return nil, err
+		}
+		if params.Proposals == nil {
+			return nil, catalog.Errorf(catalog.Invalid, "parameter proposals is required")
+		}
+		raws = params.Proposals
 	}
-	if err := DecodeParams(body, &params); err != nil {
-		return nil, err
-	}
-	if params.Proposals == nil {
-		return nil, catalog.Errorf(catalog.Invalid, "parameter proposals is required")
-	}
-	props := make([]catalog.Proposal, len(params.Proposals))
-	for i, raw := range params.Proposals {
+	props := make([]catalog.Proposal, len(raws))
+	for i, raw := range raws {
 		p, err := ingest.DecodeProposal(raw)
 		if err != nil {
 			return nil, catalog.WithOp(fmt.Sprintf("proposal %d", i), err)
@@ -72,6 +77,31 @@ func (h *Handler) ingestProposalBatch(ctx context.Context, r *http.Request, body
 		return nil, err
 	}
 	return "success", nil
+}
+
+// splitProposalBatch splits well-formed ingestProposalBatch parameters
+// into the proposals' JSON, in one pass over the body, giving what
+// DecodeParams gives; ok is false for anything else (malformed JSON, other
+// parameters, a missing or null proposals, an async that is not a string,
+// boolean or null), which DecodeParams then decodes or words the error of.
+func splitProposalBatch(body []byte) (raws []json.RawMessage, ok bool) {
+	ok = fastjson.Object(body, func(k string, raw []byte) bool {
+		switch k {
+		case "proposals":
+			raws = []json.RawMessage{} // a later member replaces an earlier one
+			return fastjson.Array(raw, func(e []byte) bool {
+				raws = append(raws, e)
+				return true
+			})
+		case "async":
+			switch raw[0] {
+			case '"', 't', 'f', 'n':
+				return true
+			}
+		}
+		return false
+	})
+	return raws, ok && raws != nil
 }
 
 // snapshotEntity is the Entity record of the legacy ingest action.

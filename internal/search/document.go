@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
+	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 )
 
@@ -71,6 +73,17 @@ func (b *Builder) EntityOf(urn string) string {
 // index (no aspect, or an unknown entity type): the document must then be
 // deleted.
 func (b *Builder) Build(urn string, aspects []catalog.Aspect, series []catalog.TimeseriesValue) (doc catalog.Document, ok bool, err error) {
+	latest := make([]ingest.LatestAspect, len(aspects))
+	for i, a := range aspects {
+		latest[i].Aspect = a
+	}
+	return b.BuildLatest(urn, latest, series)
+}
+
+// BuildLatest is Build for aspects whose decoded values the caller may
+// already hold (a write that just decoded them), which it does not decode
+// again. The document is the one Build makes of the same aspects.
+func (b *Builder) BuildLatest(urn string, aspects []ingest.LatestAspect, series []catalog.TimeseriesValue) (doc catalog.Document, ok bool, err error) {
 	entity := b.EntityOf(urn)
 	if entity == "" || len(aspects) == 0 {
 		return catalog.Document{}, false, nil
@@ -78,31 +91,36 @@ func (b *Builder) Build(urn string, aspects []catalog.Aspect, series []catalog.T
 	doc = catalog.Document{URN: urn, EntityType: entity, Fields: map[string][]any{FieldURN: {urn}}}
 	// Aspects apply in name order so that a field written by two aspects
 	// (platform by datasetKey and dataPlatformInstance) is deterministic.
-	sorted := append([]catalog.Aspect(nil), aspects...)
+	sorted := append([]ingest.LatestAspect(nil), aspects...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, a := range sorted {
-		if err := b.apply(&doc, a.Name, a.Value); err != nil {
+		if err := b.apply(&doc, a.Name, a.Value, a.Decoded); err != nil {
 			return catalog.Document{}, false, fmt.Errorf("index %s of %s: %w", a.Name, urn, err)
 		}
 	}
 	for _, ts := range series {
-		if err := b.apply(&doc, ts.Aspect, ts.Value); err != nil {
+		if err := b.apply(&doc, ts.Aspect, ts.Value, nil); err != nil {
 			return catalog.Document{}, false, fmt.Errorf("index %s of %s: %w", ts.Aspect, urn, err)
 		}
 	}
 	return doc, true, nil
 }
 
-func (b *Builder) apply(doc *catalog.Document, aspect string, raw json.RawMessage) error {
+// apply adds what one aspect contributes to doc; v is raw decoded, or nil.
+func (b *Builder) apply(doc *catalog.Document, aspect string, raw json.RawMessage, v any) error {
 	specs := b.specs[aspect]
 	if len(specs) == 0 && aspect != "status" && aspect != "browsePaths" {
 		return nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return err
+	if v == nil {
+		var ok bool
+		if v, ok = fastjson.Decode(raw); !ok {
+			d := json.NewDecoder(bytes.NewReader(raw))
+			d.UseNumber()
+			if err := d.Decode(&v); err != nil {
+				return err
+			}
+		}
 	}
 	switch aspect {
 	case "status":

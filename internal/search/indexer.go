@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
 )
 
 // DocWriter is implemented by in-store engines: it replaces and deletes
@@ -35,7 +36,7 @@ func (b *Builder) Documents(ctx context.Context, r catalog.Reader, urns []string
 
 // documentsFrom builds documents from aspects already read.
 func (b *Builder) documentsFrom(ctx context.Context, r catalog.Reader, urns []string, latest map[string][]catalog.Aspect) (docs []catalog.Document, deletes []string, err error) {
-	series, err := b.latestSeries(ctx, r, urns, latest)
+	series, err := b.latestSeries(ctx, r, urns, func(u string) bool { return len(latest[u]) > 0 })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,12 +56,12 @@ func (b *Builder) documentsFrom(ctx context.Context, r catalog.Reader, urns []st
 
 // latestSeries reads the newest value of each searchable timeseries aspect
 // of the entities that have stored aspects.
-func (b *Builder) latestSeries(ctx context.Context, r catalog.Reader, urns []string, latest map[string][]catalog.Aspect) (map[string][]catalog.TimeseriesValue, error) {
+func (b *Builder) latestSeries(ctx context.Context, r catalog.Reader, urns []string, stored func(urn string) bool) (map[string][]catalog.TimeseriesValue, error) {
 	out := map[string][]catalog.TimeseriesValue{}
 	var want []string
 	aspectSet := map[string]bool{}
 	for _, u := range urns {
-		if len(latest[u]) == 0 {
+		if !stored(u) {
 			continue
 		}
 		names := b.timeseries[b.EntityOf(u)]
@@ -117,6 +118,36 @@ func (x *StoreIndexer) Reindex(ctx context.Context, tx catalog.Tx, urns []string
 	docs, dels, err := x.b.Documents(ctx, tx, urns)
 	if err != nil {
 		return err
+	}
+	return x.w.WriteDocuments(ctx, tx, docs, dels)
+}
+
+// IndexEntities rebuilds the documents of entities from the latest aspects
+// the write holds (ingest.EntityIndexer): only the latest timeseries values
+// are read from tx.
+func (x *StoreIndexer) IndexEntities(ctx context.Context, tx catalog.Tx, entities []ingest.Entity) error {
+	urns := make([]string, len(entities))
+	has := make(map[string]bool, len(entities))
+	for i, e := range entities {
+		urns[i] = e.URN
+		has[e.URN] = len(e.Aspects) > 0
+	}
+	series, err := x.b.latestSeries(ctx, tx, urns, func(u string) bool { return has[u] })
+	if err != nil {
+		return err
+	}
+	var docs []catalog.Document
+	var dels []string
+	for _, e := range entities {
+		doc, ok, err := x.b.BuildLatest(e.URN, e.Aspects, series[e.URN])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			dels = append(dels, e.URN)
+			continue
+		}
+		docs = append(docs, doc)
 	}
 	return x.w.WriteDocuments(ctx, tx, docs, dels)
 }
@@ -192,3 +223,5 @@ func (x *OutboxIndexer) Reindex(ctx context.Context, tx catalog.Tx, urns []strin
 	}
 	return nil
 }
+
+var _ ingest.EntityIndexer = (*StoreIndexer)(nil)

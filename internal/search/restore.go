@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 )
@@ -316,11 +317,13 @@ func (r *Restorer) load(rows []catalog.Aspect) (loaded, error) {
 		}
 		l.latest[row.URN] = append(l.latest[row.URN], row)
 		if len(spec.Relationships) > 0 {
-			d := json.NewDecoder(bytes.NewReader(row.Value))
-			d.UseNumber()
-			var v any
-			if err := d.Decode(&v); err != nil {
-				return l, fmt.Errorf("restore indices: decode %s of %s: %w", row.Name, row.URN, err)
+			v, ok := fastjson.Decode(row.Value)
+			if !ok {
+				d := json.NewDecoder(bytes.NewReader(row.Value))
+				d.UseNumber()
+				if err := d.Decode(&v); err != nil {
+					return l, fmt.Errorf("restore indices: decode %s of %s: %w", row.Name, row.URN, err)
+				}
 			}
 			l.edges = append(l.edges, catalog.EdgeSet{URN: row.URN, Aspect: row.Name, Edges: ingest.Edges(row.URN, spec, v, row.Created)})
 		}

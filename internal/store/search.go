@@ -990,8 +990,8 @@ RETURNING id, urn`
 			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.acvals)
 		}
 		per := q.rowsPerStatement(7)
-		for i := 0; i < len(rows); i += per {
-			m := min(per, len(rows)-i)
+		for i, m := 0, 0; i < len(rows); i += m {
+			m = chunkRows(len(rows)-i, per)
 			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields, facets, acvals) VALUES ", "(?,?,?,?,?,?,?)", " RETURNING id, urn", m), flat[i*7:(i+m)*7]...)
 			if err != nil {
 				return err

@@ -200,11 +200,12 @@ func (q queries) insertRows(ctx context.Context, x querier, b bulkInsert, flat [
 	tuple := "(" + strings.Repeat("?,", n-1) + "?)"
 	prefix := "INSERT INTO " + b.table + " (" + strings.Join(b.cols, ", ") + ") VALUES "
 	per := q.rowsPerStatement(n)
-	for i := 0; i < rows; i += per {
-		m := min(per, rows-i)
+	for i := 0; i < rows; {
+		m := chunkRows(rows-i, per)
 		if _, err := x.ExecContext(ctx, q.insert(prefix, tuple, b.suffix, m), flat[i*n:(i+m)*n]...); err != nil {
 			return err
 		}
+		i += m
 	}
 	return nil
 }

@@ -1,0 +1,713 @@
+// Package fastjson decodes and encodes the JSON of the write path several
+// times faster than encoding/json, with exactly its results: Decode gives
+// what json.Decoder with UseNumber decodes into an any, AppendCanonical what
+// json.Encoder with SetEscapeHTML(false) encodes. It only takes the common
+// road: whenever input is malformed or unusual (invalid UTF-8, UTF-16
+// surrogate escapes, a type it does not know, nesting deeper than
+// maxDepth) it reports !ok and the caller uses encoding/json, which then
+// also produces the error message. The fuzz tests hold it to that.
+package fastjson
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// maxDepth bounds nesting; deeper values are left to encoding/json (whose
+// limit is 10,000).
+const maxDepth = 512
+
+// Decode decodes data, one JSON value with only whitespace around it, into
+// map[string]any, []any, string, json.Number, bool or nil.
+func Decode(data []byte) (v any, ok bool) {
+	p := parser{data: data}
+	p.skipSpace()
+	v, ok = p.value(0)
+	if !ok {
+		return nil, false
+	}
+	p.skipSpace()
+	return v, p.i == len(data)
+}
+
+// Object calls fn with the key and the raw value (as json.RawMessage holds
+// it: no surrounding whitespace) of each member of the JSON object data, in
+// order, stopping when fn returns false. ok is false when data is not one
+// well-formed object (possibly surrounded by whitespace) or fn stopped.
+// Keys are decoded; raw values are validated and alias data.
+func Object(data []byte, fn func(key string, raw []byte) bool) (ok bool) {
+	p := parser{data: data}
+	p.skipSpace()
+	if p.i >= len(data) || data[p.i] != '{' {
+		return false
+	}
+	p.i++
+	p.skipSpace()
+	if p.i < len(data) && data[p.i] == '}' {
+		p.i++
+		p.skipSpace()
+		return p.i == len(data)
+	}
+	for {
+		if p.i >= len(data) || data[p.i] != '"' {
+			return false
+		}
+		k, ok := p.str()
+		if !ok {
+			return false
+		}
+		p.skipSpace()
+		if p.i >= len(data) || data[p.i] != ':' {
+			return false
+		}
+		p.i++
+		p.skipSpace()
+		start := p.i
+		if !p.skip(1) {
+			return false
+		}
+		if !fn(k, data[start:p.i]) {
+			return false
+		}
+		p.skipSpace()
+		if p.i >= len(data) {
+			return false
+		}
+		switch data[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case '}':
+			p.i++
+			p.skipSpace()
+			return p.i == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+// Array calls fn with the raw value of each element of the JSON array data,
+// like Object.
+func Array(data []byte, fn func(raw []byte) bool) (ok bool) {
+	p := parser{data: data}
+	p.skipSpace()
+	if p.i >= len(data) || data[p.i] != '[' {
+		return false
+	}
+	p.i++
+	p.skipSpace()
+	if p.i < len(data) && data[p.i] == ']' {
+		p.i++
+		p.skipSpace()
+		return p.i == len(data)
+	}
+	for {
+		start := p.i
+		if !p.skip(1) {
+			return false
+		}
+		if !fn(data[start:p.i]) {
+			return false
+		}
+		p.skipSpace()
+		if p.i >= len(data) {
+			return false
+		}
+		switch data[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case ']':
+			p.i++
+			p.skipSpace()
+			return p.i == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+// String decodes raw, a JSON string literal without surrounding
+// whitespace.
+func String(raw []byte) (string, bool) {
+	p := parser{data: raw}
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	s, ok := p.str()
+	return s, ok && p.i == len(raw)
+}
+
+// StringBytes is String returning bytes the caller owns.
+func StringBytes(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	p := parser{data: raw, i: 1}
+	// Never nil, as converting a string to bytes never is.
+	b, ok := p.strBytes(make([]byte, 0, len(raw)-2))
+	return b, ok && p.i == len(raw)
+}
+
+// Valid reports whether data is one well-formed JSON value with only
+// whitespace around it, as this package reads it.
+func Valid(data []byte) bool {
+	p := parser{data: data}
+	p.skipSpace()
+	if !p.skip(1) {
+		return false
+	}
+	p.skipSpace()
+	return p.i == len(data)
+}
+
+type parser struct {
+	data []byte
+	i    int
+}
+
+func (p *parser) skipSpace() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (any, bool) {
+	if p.i >= len(p.data) {
+		return nil, false
+	}
+	switch c := p.data[p.i]; c {
+	case '{':
+		if depth >= maxDepth {
+			return nil, false
+		}
+		p.i++
+		m := make(map[string]any)
+		p.skipSpace()
+		if p.i < len(p.data) && p.data[p.i] == '}' {
+			p.i++
+			return m, true
+		}
+		for {
+			if p.i >= len(p.data) || p.data[p.i] != '"' {
+				return nil, false
+			}
+			k, ok := p.str()
+			if !ok {
+				return nil, false
+			}
+			p.skipSpace()
+			if p.i >= len(p.data) || p.data[p.i] != ':' {
+				return nil, false
+			}
+			p.i++
+			p.skipSpace()
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v
+			p.skipSpace()
+			if p.i >= len(p.data) {
+				return nil, false
+			}
+			switch p.data[p.i] {
+			case ',':
+				p.i++
+				p.skipSpace()
+			case '}':
+				p.i++
+				return m, true
+			default:
+				return nil, false
+			}
+		}
+	case '[':
+		if depth >= maxDepth {
+			return nil, false
+		}
+		p.i++
+		a := []any{}
+		p.skipSpace()
+		if p.i < len(p.data) && p.data[p.i] == ']' {
+			p.i++
+			return a, true
+		}
+		for {
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			a = append(a, v)
+			p.skipSpace()
+			if p.i >= len(p.data) {
+				return nil, false
+			}
+			switch p.data[p.i] {
+			case ',':
+				p.i++
+				p.skipSpace()
+			case ']':
+				p.i++
+				return a, true
+			default:
+				return nil, false
+			}
+		}
+	case '"':
+		return p.str()
+	case 't':
+		return true, p.literal("true")
+	case 'f':
+		return false, p.literal("false")
+	case 'n':
+		return nil, p.literal("null")
+	default:
+		if c == '-' || ('0' <= c && c <= '9') {
+			start := p.i
+			if !p.number() {
+				return nil, false
+			}
+			return json.Number(p.data[start:p.i]), true
+		}
+		return nil, false
+	}
+}
+
+// skip moves past one value, validating it.
+func (p *parser) skip(depth int) bool {
+	if p.i >= len(p.data) {
+		return false
+	}
+	switch c := p.data[p.i]; c {
+	case '{':
+		if depth >= maxDepth {
+			return false
+		}
+		p.i++
+		p.skipSpace()
+		if p.i < len(p.data) && p.data[p.i] == '}' {
+			p.i++
+			return true
+		}
+		for {
+			if p.i >= len(p.data) || p.data[p.i] != '"' || !p.skipString() {
+				return false
+			}
+			p.skipSpace()
+			if p.i >= len(p.data) || p.data[p.i] != ':' {
+				return false
+			}
+			p.i++
+			p.skipSpace()
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.skipSpace()
+			if p.i >= len(p.data) {
+				return false
+			}
+			switch p.data[p.i] {
+			case ',':
+				p.i++
+				p.skipSpace()
+			case '}':
+				p.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case '[':
+		if depth >= maxDepth {
+			return false
+		}
+		p.i++
+		p.skipSpace()
+		if p.i < len(p.data) && p.data[p.i] == ']' {
+			p.i++
+			return true
+		}
+		for {
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.skipSpace()
+			if p.i >= len(p.data) {
+				return false
+			}
+			switch p.data[p.i] {
+			case ',':
+				p.i++
+				p.skipSpace()
+			case ']':
+				p.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case '"':
+		return p.skipString()
+	case 't':
+		return p.literal("true")
+	case 'f':
+		return p.literal("false")
+	case 'n':
+		return p.literal("null")
+	default:
+		if c == '-' || ('0' <= c && c <= '9') {
+			return p.number()
+		}
+		return false
+	}
+}
+
+func (p *parser) literal(lit string) bool {
+	if len(p.data)-p.i < len(lit) || string(p.data[p.i:p.i+len(lit)]) != lit {
+		return false
+	}
+	p.i += len(lit)
+	return true
+}
+
+// number moves past a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *parser) number() bool {
+	d := p.data
+	i := p.i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	p.i = i
+	return true
+}
+
+// skipString moves past a string literal starting at p.i, validating it as
+// str would decode it.
+func (p *parser) skipString() bool {
+	d := p.data
+	i := p.i + 1
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			p.i = i + 1
+			return true
+		case c == '\\':
+			n, ok := escape(d[i:], nil)
+			if !ok {
+				return false
+			}
+			i += n
+		case c < ' ':
+			return false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
+				return false // invalid UTF-8: encoding/json replaces it
+			}
+			i += size
+		}
+	}
+	return false
+}
+
+// str decodes the string literal starting at p.i.
+func (p *parser) str() (string, bool) {
+	d := p.data
+	// Fast path: no escapes, ASCII or valid UTF-8.
+	i := p.i + 1
+	for i < len(d) {
+		c := d[i]
+		if c == '"' {
+			s := string(d[p.i+1 : i])
+			p.i = i + 1
+			return s, true
+		}
+		if c == '\\' || c < ' ' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(d[i:])
+		if r == utf8.RuneError && size == 1 {
+			return "", false
+		}
+		i += size
+	}
+	p.i++
+	b, ok := p.strBytes(make([]byte, 0, i-p.i+16))
+	if !ok {
+		return "", false
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// strBytes decodes a string literal whose opening quote p.i is just past,
+// appending to dst.
+func (p *parser) strBytes(dst []byte) ([]byte, bool) {
+	d := p.data
+	i := p.i
+	start := i
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			dst = append(dst, d[start:i]...)
+			p.i = i + 1
+			return dst, true
+		case c == '\\':
+			dst = append(dst, d[start:i]...)
+			n, ok := escape(d[i:], &dst)
+			if !ok {
+				return nil, false
+			}
+			i += n
+			start = i
+		case c < ' ':
+			return nil, false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, false
+			}
+			i += size
+		}
+	}
+	return nil, false
+}
+
+// escape reads the escape sequence at the start of s, appending what it
+// stands for to *dst when dst is not nil, and returns its length.
+// Surrogates (\uD800-\uDFFF) are left to encoding/json.
+func escape(s []byte, dst *[]byte) (int, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	var b byte
+	switch s[1] {
+	case '"', '\\', '/':
+		b = s[1]
+	case 'b':
+		b = '\b'
+	case 'f':
+		b = '\f'
+	case 'n':
+		b = '\n'
+	case 'r':
+		b = '\r'
+	case 't':
+		b = '\t'
+	case 'u':
+		if len(s) < 6 {
+			return 0, false
+		}
+		var r rune
+		for _, c := range s[2:6] {
+			switch {
+			case '0' <= c && c <= '9':
+				c -= '0'
+			case 'a' <= c && c <= 'f':
+				c = c - 'a' + 10
+			case 'A' <= c && c <= 'F':
+				c = c - 'A' + 10
+			default:
+				return 0, false
+			}
+			r = r*16 + rune(c)
+		}
+		if 0xD800 <= r && r < 0xE000 {
+			return 0, false
+		}
+		if dst != nil {
+			*dst = utf8.AppendRune(*dst, r)
+		}
+		return 6, true
+	default:
+		return 0, false
+	}
+	if dst != nil {
+		*dst = append(*dst, b)
+	}
+	return 2, true
+}
+
+// AppendCanonical appends the JSON encoding of v, as json.Encoder with
+// SetEscapeHTML(false) writes it (object keys sorted) without the trailing
+// newline. v may hold map[string]any, []any, string, json.Number, bool,
+// nil, int, int64 and float64; anything else gives !ok.
+func AppendCanonical(dst []byte, v any) ([]byte, bool) {
+	return appendValue(dst, v, 0)
+}
+
+func appendValue(dst []byte, v any, depth int) ([]byte, bool) {
+	if depth > maxDepth {
+		return dst, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case bool:
+		if x {
+			return append(dst, "true"...), true
+		}
+		return append(dst, "false"...), true
+	case string:
+		return AppendString(dst, x), true
+	case json.Number:
+		s := string(x)
+		if s == "" {
+			s = "0"
+		}
+		p := parser{data: []byte(s)}
+		if !p.number() || p.i != len(s) {
+			return dst, false // encoding/json reports the invalid number
+		}
+		return append(dst, s...), true
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(dst, x, 10), true
+	case float64:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return dst, false
+		}
+		return append(dst, b...), true
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendValue(dst, e, depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case map[string]any:
+		var buf [16]string
+		keys := buf[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, k)
+			dst = append(dst, ':')
+			var ok bool
+			if dst, ok = appendValue(dst, x[k], depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, '}'), true
+	}
+	return dst, false
+}
+
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string the way encoding/json does
+// without HTML escaping: invalid UTF-8 becomes \ufffd, U+2028 and U+2029
+// are escaped.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
