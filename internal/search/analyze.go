@@ -24,33 +24,124 @@ func IndexTokens(s string) []string {
 	if len(s) > maxTextLen {
 		s = s[:maxTextLen]
 	}
-	var out []string
-	seen := map[string]struct{}{}
-	add := func(t string) {
-		if t == "" || len(t) > maxTokenLen {
-			return
-		}
-		if _, ok := seen[t]; ok {
-			return
-		}
-		seen[t] = struct{}{}
-		out = append(out, t)
+	var t tokenizer
+	eachWord(s, t.word)
+	return t.out
+}
+
+// tokenizer collects the tokens of IndexTokens. It runs on every text value
+// of every document an ingest writes, so the common case (ASCII words) is
+// lower-cased once per word, with parts sliced from it, and duplicates are
+// found by a scan until there are enough tokens for a map to pay.
+type tokenizer struct {
+	out   []string
+	seen  map[string]struct{}
+	parts [16]int // part start offsets of the current word (ASCII)
+}
+
+func (t *tokenizer) add(tok string) {
+	if tok == "" || len(tok) > maxTokenLen {
+		return
 	}
-	eachWord(s, func(w string) {
-		add(strings.ToLower(w))
+	if t.seen != nil {
+		if _, ok := t.seen[tok]; ok {
+			return
+		}
+		t.seen[tok] = struct{}{}
+	} else {
+		for _, o := range t.out {
+			if o == tok {
+				return
+			}
+		}
+		if len(t.out) >= 16 {
+			t.seen = make(map[string]struct{}, 64)
+			for _, o := range t.out {
+				t.seen[o] = struct{}{}
+			}
+			t.seen[tok] = struct{}{}
+		}
+	}
+	t.out = append(t.out, tok)
+}
+
+func (t *tokenizer) word(w string) {
+	lw := strings.ToLower(w)
+	t.add(lw)
+	starts, ok := t.asciiParts(w)
+	if !ok {
+		// Not ASCII: case folding may change lengths, so parts are
+		// lowered one by one.
 		parts := splitParts(w)
 		if len(parts) < 2 {
 			return
 		}
 		for i, p := range parts {
-			add(strings.ToLower(p))
+			t.add(strings.ToLower(p))
 			if i > 0 && i < len(parts)-1 {
-				add(strings.ToLower(strings.Join(parts[i:], "")))
+				t.add(strings.ToLower(strings.Join(parts[i:], "")))
 			}
 		}
-	})
-	return out
+		return
+	}
+	if len(starts) < 2 {
+		return
+	}
+	// ASCII lower-casing keeps offsets, so each part and each run of parts
+	// to the end of the word is a slice of lw.
+	for i, st := range starts {
+		end := len(lw)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		t.add(lw[st:end])
+		if i > 0 && i < len(starts)-1 {
+			t.add(lw[st:])
+		}
+	}
 }
+
+// asciiParts returns the start offsets of the parts splitParts gives for a
+// word of ASCII letters and digits; ok is false for other words, and for
+// words of more parts than t.parts holds.
+func (t *tokenizer) asciiParts(w string) (starts []int, ok bool) {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	starts = t.parts[:0]
+	starts = append(starts, 0)
+	start := 0
+	prev := w[0]
+	for i := 1; i < len(w); i++ {
+		r := w[i]
+		split := false
+		switch {
+		case isDigitByte(r) != isDigitByte(prev):
+			split = true
+		case isUpperByte(r) && isLowerByte(prev):
+			split = true
+		case isLowerByte(r) && isUpperByte(prev) && i-1 > start:
+			// "HTTPServer": the S starts a new part, so split before it.
+			start = i - 1
+			starts = append(starts, start)
+		}
+		if split {
+			start = i
+			starts = append(starts, start)
+		}
+		if len(starts) == cap(t.parts) {
+			return nil, false
+		}
+		prev = r
+	}
+	return starts, true
+}
+
+func isDigitByte(b byte) bool { return '0' <= b && b <= '9' }
+func isUpperByte(b byte) bool { return 'A' <= b && b <= 'Z' }
+func isLowerByte(b byte) bool { return 'a' <= b && b <= 'z' }
 
 // QueryTokens returns the words of a query, lower case, without duplicates.
 // Query words are not split into parts: each must be a prefix of an indexed
@@ -98,17 +189,20 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // eachWord calls fn with every maximal run of letters and digits of s.
 func eachWord(s string, fn func(string)) {
 	start := -1
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		if isWordRune(r) {
 			if start < 0 {
 				start = i
 			}
-			continue
-		}
-		if start >= 0 {
+		} else if start >= 0 {
 			fn(s[start:i])
 			start = -1
 		}
+		i += size
 	}
 	if start >= 0 {
 		fn(s[start:])

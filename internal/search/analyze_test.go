@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,4 +44,68 @@ func TestMatches(t *testing.T) {
 			t.Errorf("Matches(%q, %q) = %v, want %v", tc.query, tc.text, got, tc.want)
 		}
 	}
+}
+
+// indexTokensRef is IndexTokens as first written, the reference the faster
+// tokenizer must agree with.
+func indexTokensRef(s string) []string {
+	if len(s) > maxTextLen {
+		s = s[:maxTextLen]
+	}
+	var out []string
+	seen := map[string]struct{}{}
+	add := func(t string) {
+		if t == "" || len(t) > maxTokenLen {
+			return
+		}
+		if _, ok := seen[t]; ok {
+			return
+		}
+		seen[t] = struct{}{}
+		out = append(out, t)
+	}
+	start := -1
+	word := func(w string) {
+		add(strings.ToLower(w))
+		parts := splitParts(w)
+		if len(parts) < 2 {
+			return
+		}
+		for i, p := range parts {
+			add(strings.ToLower(p))
+			if i > 0 && i < len(parts)-1 {
+				add(strings.ToLower(strings.Join(parts[i:], "")))
+			}
+		}
+	}
+	for i, r := range s {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			word(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		word(s[start:])
+	}
+	return out
+}
+
+func FuzzIndexTokens(f *testing.F) {
+	for _, s := range []string{"SampleHiveDataset", "fct_users_created", "HTTPServer2", "[version=2.0].[type=boolean].field_foo_2",
+		"ÉcoleNormale Straße ΣΑΣ İstanbul", "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZaBcDeFgHiJ", "aaaa bbbb aaaa cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp qqqq aaaa",
+		"\xff\xfeabc\xe2\x82", strings.Repeat("x", 70) + " yY", "Column 3 of table 12, holding StringType values"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := IndexTokens(s), indexTokensRef(s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("IndexTokens(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
