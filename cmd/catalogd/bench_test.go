@@ -87,3 +87,26 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestProposalsJSON checks that the bench client sends what json.Marshal
+// makes of the generated proposals.
+func TestProposalsJSON(t *testing.T) {
+	gen := catalogGenerator{n: 1000}
+	for _, i := range []int{0, 1, 2, 7, 12, 13, 96, 97, 499, 500, 999, 123456} {
+		props := gen.proposals(i)
+		raws := gen.proposalsJSON(i)
+		if len(raws) != len(props) {
+			t.Fatalf("dataset %d: %d proposals, want %d", i, len(raws), len(props))
+		}
+		for k, p := range props {
+			want, _ := json.Marshal(p)
+			if string(raws[k]) != string(want) {
+				t.Fatalf("dataset %d proposal %d:\n got %s\nwant %s", i, k, raws[k], want)
+			}
+		}
+		want, _ := json.Marshal(map[string]any{"proposals": props, "async": "false"})
+		if got := batchBody(raws); string(got) != string(want) {
+			t.Fatalf("dataset %d: batch body differs:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -55,7 +56,8 @@ type Recorder struct {
 	store    catalog.Store
 	db       *bun.DB
 	postgres bool
-	key      []byte // MAC key of scroll ids
+	stmts    sync.Map // rows → INSERT statement
+	key      []byte   // MAC key of scroll ids
 	now      func() time.Time
 }
 
@@ -111,44 +113,70 @@ func (r *Recorder) Record(ctx context.Context, evs ...Event) error {
 const insertColumns = 12
 
 func (r *Recorder) insert(ctx context.Context, tx catalog.Tx, evs []Event) error {
-	bt, ok := tx.(interface{ Bun() bun.Tx })
+	exec, ok := tx.(interface {
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	})
 	if !ok {
-		return fmt.Errorf("record audit events: transaction %T has no SQL handle", tx)
+		bt, ok := tx.(interface{ Bun() bun.Tx })
+		if !ok {
+			return fmt.Errorf("record audit events: transaction %T has no SQL handle", tx)
+		}
+		exec = bt.Bun().Tx
 	}
 	// Plain multi-row INSERTs through database/sql: bun's builder costs more
-	// than the rows on large ingest batches. 400 rows stay well below
-	// SQLite's and PostgreSQL's bind-parameter limits.
-	const chunk = 400
+	// than the rows on large ingest batches. Chunks of power-of-two rows, at
+	// most 256, stay well below SQLite's and PostgreSQL's bind-parameter
+	// limits and keep to a few statement texts, which the store keeps
+	// prepared.
+	args := make([]any, 0, min(len(evs), maxChunk)*insertColumns)
 	for len(evs) > 0 {
-		n := min(len(evs), chunk)
-		var b strings.Builder
-		b.WriteString("INSERT INTO audit_event (id, timestamp_ms, event_type, actor_urn, entity_urn, entity_type, aspect_name, login_source, source_ip, event_source, user_agent, trace_id) VALUES ")
-		args := make([]any, 0, n*insertColumns)
+		n := maxChunk
+		for n > len(evs) {
+			n /= 2
+		}
+		args = args[:0]
 		for i := range n {
 			e := &evs[i]
 			if e.ID == "" {
 				e.ID = newID()
 			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('(')
-			for c := range insertColumns {
-				if c > 0 {
-					b.WriteByte(',')
-				}
-				r.placeholder(&b, len(args)+c+1)
-			}
-			b.WriteByte(')')
 			args = append(args, e.ID, e.Timestamp, e.Type, e.Actor, e.EntityURN, e.EntityType, e.Aspect,
 				e.LoginSource, e.SourceIP, e.Source, e.UserAgent, e.TraceID)
 		}
-		if _, err := bt.Bun().Tx.ExecContext(ctx, b.String(), args...); err != nil {
+		if _, err := exec.ExecContext(ctx, r.insertStatement(n), args...); err != nil {
 			return &catalog.Error{Kind: catalog.Internal, Op: "record audit events", Err: err}
 		}
 		evs = evs[n:]
 	}
 	return nil
+}
+
+// maxChunk is the most rows one INSERT of audit events takes.
+const maxChunk = 256
+
+// insertStatement returns the INSERT of n events, built once per n.
+func (r *Recorder) insertStatement(n int) string {
+	if s, ok := r.stmts.Load(n); ok {
+		return s.(string)
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO audit_event (id, timestamp_ms, event_type, actor_urn, entity_urn, entity_type, aspect_name, login_source, source_ip, event_source, user_agent, trace_id) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := range insertColumns {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			r.placeholder(&b, i*insertColumns+c+1)
+		}
+		b.WriteByte(')')
+	}
+	s := b.String()
+	r.stmts.Store(n, s)
+	return s
 }
 
 func (r *Recorder) placeholder(b *strings.Builder, n int) {

@@ -24,15 +24,55 @@ func IndexTokens(s string) []string {
 	if len(s) > maxTextLen {
 		s = s[:maxTextLen]
 	}
-	t := tokenSet{out: make([]string, 0, 16)}
-	var buf []string
-	eachWord(s, func(w string) {
-		t.add(strings.ToLower(w))
-		if !mayHaveParts(w) {
+	var t tokenizer
+	eachWord(s, t.word)
+	return t.out
+}
+
+// tokenizer collects the tokens of IndexTokens. It runs on every text value
+// of every document an ingest writes, so the common case (ASCII words) is
+// lower-cased once per word, with parts sliced from it, and duplicates are
+// found by a scan until there are enough tokens for a map to pay.
+type tokenizer struct {
+	out   []string
+	seen  map[string]struct{}
+	parts [16]int // part start offsets of the current word (ASCII)
+}
+
+func (t *tokenizer) add(tok string) {
+	if tok == "" || len(tok) > maxTokenLen {
+		return
+	}
+	if t.seen != nil {
+		if _, ok := t.seen[tok]; ok {
 			return
 		}
-		parts := splitPartsInto(buf[:0], w)
-		buf = parts
+		t.seen[tok] = struct{}{}
+	} else {
+		for _, o := range t.out {
+			if o == tok {
+				return
+			}
+		}
+		if len(t.out) >= 16 {
+			t.seen = make(map[string]struct{}, 64)
+			for _, o := range t.out {
+				t.seen[o] = struct{}{}
+			}
+			t.seen[tok] = struct{}{}
+		}
+	}
+	t.out = append(t.out, tok)
+}
+
+func (t *tokenizer) word(w string) {
+	lw := strings.ToLower(w)
+	t.add(lw)
+	starts, ok := t.asciiParts(w)
+	if !ok {
+		// Not ASCII: case folding may change lengths, so parts are
+		// lowered one by one.
+		parts := splitParts(w)
 		if len(parts) < 2 {
 			return
 		}
@@ -42,61 +82,66 @@ func IndexTokens(s string) []string {
 				t.add(strings.ToLower(strings.Join(parts[i:], "")))
 			}
 		}
-	})
-	return t.out
-}
-
-// tokenSet collects distinct tokens in order. Values have few words, so it
-// compares against the list and only builds a map for long texts: this
-// runs for every value of every document written.
-type tokenSet struct {
-	out  []string
-	seen map[string]struct{}
-}
-
-func (t *tokenSet) add(w string) {
-	if w == "" || len(w) > maxTokenLen {
 		return
 	}
-	if t.seen != nil {
-		if _, ok := t.seen[w]; ok {
-			return
+	if len(starts) < 2 {
+		return
+	}
+	// ASCII lower-casing keeps offsets, so each part and each run of parts
+	// to the end of the word is a slice of lw.
+	for i, st := range starts {
+		end := len(lw)
+		if i+1 < len(starts) {
+			end = starts[i+1]
 		}
-		t.seen[w] = struct{}{}
-	} else {
-		for _, o := range t.out {
-			if o == w {
-				return
-			}
-		}
-		if len(t.out) == 32 {
-			t.seen = make(map[string]struct{}, 128)
-			for _, o := range t.out {
-				t.seen[o] = struct{}{}
-			}
-			t.seen[w] = struct{}{}
+		t.add(lw[st:end])
+		if i > 0 && i < len(starts)-1 {
+			t.add(lw[st:])
 		}
 	}
-	t.out = append(t.out, w)
 }
 
-// mayHaveParts reports whether splitParts could split w: false for the
-// common all-lower-case ASCII words and plain numbers.
-func mayHaveParts(w string) bool {
-	digits, letters := false, false
+// asciiParts returns the start offsets of the parts splitParts gives for a
+// word of ASCII letters and digits; ok is false for other words, and for
+// words of more parts than t.parts holds.
+func (t *tokenizer) asciiParts(w string) (starts []int, ok bool) {
 	for i := 0; i < len(w); i++ {
-		c := w[i]
-		switch {
-		case c >= utf8.RuneSelf, 'A' <= c && c <= 'Z':
-			return true
-		case '0' <= c && c <= '9':
-			digits = true
-		default:
-			letters = true
+		if w[i] >= utf8.RuneSelf {
+			return nil, false
 		}
 	}
-	return digits && letters
+	starts = t.parts[:0]
+	starts = append(starts, 0)
+	start := 0
+	prev := w[0]
+	for i := 1; i < len(w); i++ {
+		r := w[i]
+		split := false
+		switch {
+		case isDigitByte(r) != isDigitByte(prev):
+			split = true
+		case isUpperByte(r) && isLowerByte(prev):
+			split = true
+		case isLowerByte(r) && isUpperByte(prev) && i-1 > start:
+			// "HTTPServer": the S starts a new part, so split before it.
+			start = i - 1
+			starts = append(starts, start)
+		}
+		if split {
+			start = i
+			starts = append(starts, start)
+		}
+		if len(starts) == cap(t.parts) {
+			return nil, false
+		}
+		prev = r
+	}
+	return starts, true
 }
+
+func isDigitByte(b byte) bool { return '0' <= b && b <= '9' }
+func isUpperByte(b byte) bool { return 'A' <= b && b <= 'Z' }
+func isLowerByte(b byte) bool { return 'a' <= b && b <= 'z' }
 
 // QueryTokens returns the words of a query, lower case, without duplicates.
 // Query words are not split into parts: each must be a prefix of an indexed
@@ -152,43 +197,20 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // eachWord calls fn with every maximal run of letters and digits of s.
 func eachWord(s string, fn func(string)) {
 	start := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			eachWordUnicode(s, start, i, fn)
-			return
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			fn(s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
-}
-
-// eachWordUnicode continues eachWord from byte from, with a word begun at
-// start (or -1), for text that is not all ASCII.
-func eachWordUnicode(s string, start, from int, fn func(string)) {
-	for j, r := range s[from:] {
-		i := from + j
 		if isWordRune(r) {
 			if start < 0 {
 				start = i
 			}
-			continue
-		}
-		if start >= 0 {
+		} else if start >= 0 {
 			fn(s[start:i])
 			start = -1
 		}
+		i += size
 	}
 	if start >= 0 {
 		fn(s[start:])
@@ -197,10 +219,8 @@ func eachWordUnicode(s string, start, from int, fn func(string)) {
 
 // splitParts splits a word at case and letter/digit boundaries:
 // "SampleHiveDataset" → Sample Hive Dataset, "HTTPServer2" → HTTP Server 2.
-func splitParts(w string) []string { return splitPartsInto(nil, w) }
-
-// splitPartsInto is splitParts appending to parts.
-func splitPartsInto(parts []string, w string) []string {
+func splitParts(w string) []string {
+	var parts []string
 	start := 0
 	prev, _ := utf8.DecodeRuneInString(w)
 	i := utf8.RuneLen(prev)

@@ -444,15 +444,19 @@ func (s *Search) row(d catalog.Document) docRow {
 			if !isStr {
 				continue
 			}
+			if !f.QueryByDefault && !f.Autocomplete {
+				continue
+			}
+			toks := search.IndexTokens(str)
 			if f.QueryByDefault {
 				b := &buckets[bucketOf(f.Boost)]
-				for _, t := range search.IndexTokens(str) {
+				for _, t := range toks {
 					b.WriteString(t)
 					b.WriteByte(' ')
 				}
 			}
 			if f.Autocomplete {
-				for _, t := range search.IndexTokens(str) {
+				for _, t := range toks {
 					ac.WriteString(t)
 					ac.WriteByte(' ')
 				}

@@ -402,6 +402,14 @@ var _ catalog.Tx = (*Tx)(nil)
 // It is valid only while fn runs.
 func (tx *Tx) Bun() bun.Tx { return tx.btx }
 
+// ExecContext runs a statement in the transaction, for packages that keep
+// their tables in the store's database (the audit log). On SQLite the
+// statement stays prepared for the next transactions, so callers should
+// use a small set of statement texts.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.q.ExecContext(ctx, query, args...)
+}
+
 // querier is what *sql.DB and *sql.Tx have in common.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)

@@ -221,10 +221,24 @@ func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 		byAspect[set.Aspect] = append(byAspect[set.Aspect], set.URN)
 	}
 	sort.Strings(aspects)
-	for _, aspect := range aspects {
-		urns := byAspect[aspect]
-		if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_aspect = ? AND "+qs.inList("source_urn")), aspect, qs.listArg(urns)); err != nil {
-			return tx.db.fail(ctx, err, "delete edges of aspect %s of %d entities", aspect, len(urns))
+	if qs.pg && len(aspects) > 1 {
+		// One round trip for all sets: a statement per aspect name cost
+		// PostgreSQL ingest several round trips per batch.
+		var us, as []string
+		for _, aspect := range aspects {
+			for _, u := range byAspect[aspect] {
+				us, as = append(us, u), append(as, aspect)
+			}
+		}
+		if _, err := tx.q.ExecContext(ctx, "DELETE FROM edge AS e USING unnest($1::text[], $2::text[]) AS t(u, a) WHERE e.source_urn = t.u AND e.source_aspect = t.a", us, as); err != nil {
+			return tx.db.fail(ctx, err, "delete edges of %d aspects", len(us))
+		}
+	} else {
+		for _, aspect := range aspects {
+			urns := byAspect[aspect]
+			if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_aspect = ? AND "+qs.inList("source_urn")), aspect, qs.listArg(urns)); err != nil {
+				return tx.db.fail(ctx, err, "delete edges of aspect %s of %d entities", aspect, len(urns))
+			}
 		}
 	}
 	const cols = 7
