@@ -309,7 +309,7 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 			inSQL = append(inSQL, f)
 		}
 	}
-	err := s.db.snapshot(ctx, func(x querier) error {
+	err := s.db.searchSnapshot(ctx, func(x querier) error {
 		var page []int64
 		var err error
 		if len(tokens) == 0 && len(inColumn) == 0 {
@@ -695,7 +695,7 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 		urn, fields string
 	}
 	var cands []cand
-	err := s.db.snapshot(ctx, func(x querier) error {
+	err := s.db.searchSnapshot(ctx, func(x querier) error {
 		args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Limit*4+20))
 		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.acvals FROM "+from+" WHERE "+w.sql()+" ORDER BY "+score+" DESC, d.urn LIMIT ?"), args...)
 		if err != nil {
@@ -792,7 +792,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	}
 	under := `b.path LIKE ? ESCAPE '\'`
 	underArg := likeEscape(prefix) + "%"
-	err := s.db.snapshot(ctx, func(x querier) error {
+	err := s.db.searchSnapshot(ctx, func(x querier) error {
 		// Groups.
 		args := append(append(append([]any{}, segArgs...), w.args...), underArg)
 		rows, err := x.QueryContext(ctx, qs.rebind("SELECT "+segment+" AS seg, COUNT(DISTINCT b.doc) FROM "+from+" WHERE "+w.sql()+" AND "+under+" GROUP BY seg ORDER BY seg"), args...)
