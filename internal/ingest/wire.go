@@ -37,17 +37,26 @@ func (w *wireAspect) raw() (json.RawMessage, string) {
 	if w == nil {
 		return nil, ""
 	}
+	var v []byte
 	if w.Value != nil {
-		return json.RawMessage(*w.Value), w.ContentType
+		v = []byte(*w.Value)
 	}
-	if len(w.JSON) > 0 && !bytes.Equal(bytes.TrimSpace(w.JSON), []byte("null")) {
-		ct := w.ContentType
-		if ct == "" {
-			ct = "application/json"
+	return aspectValue(v, w.Value != nil, w.JSON, w.ContentType)
+}
+
+// aspectValue picks a GenericAspect's value: the string value when present,
+// else the inlined json (whose content type is then JSON by default).
+func aspectValue(value []byte, hasValue bool, inline json.RawMessage, contentType string) (json.RawMessage, string) {
+	if hasValue {
+		return value, contentType
+	}
+	if len(inline) > 0 && !bytes.Equal(bytes.TrimSpace(inline), []byte("null")) {
+		if contentType == "" {
+			contentType = "application/json"
 		}
-		return w.JSON, ct
+		return inline, contentType
 	}
-	return nil, w.ContentType
+	return nil, contentType
 }
 
 // DecodeProposal decodes one MetadataChangeProposal in either wire form.
@@ -210,17 +219,7 @@ func (a *fastAspect) raw() (json.RawMessage, string) {
 	if a == nil {
 		return nil, ""
 	}
-	if a.hasValue {
-		return a.value, a.contentType
-	}
-	if len(a.json) > 0 && !bytes.Equal(bytes.TrimSpace(a.json), []byte("null")) {
-		ct := a.contentType
-		if ct == "" {
-			ct = "application/json"
-		}
-		return a.json, ct
-	}
-	return nil, a.contentType
+	return aspectValue(a.value, a.hasValue, a.json, a.contentType)
 }
 
 // decodeMember decodes one proposal member strictly, numbers kept exact.
