@@ -177,9 +177,13 @@ func loadIndexOnly(b *testing.B, db *store.DB, eng *store.Search, n int) {
 	ctx := context.Background()
 	builder := search.NewBuilder(registry.Default())
 	const batch = 2000
-	prepared := make(chan search.PreparedDocuments, 1)
+	type prepared struct {
+		docs search.PreparedDocuments
+		err  error
+	}
+	out := make(chan prepared, 1)
 	go func() {
-		defer close(prepared)
+		defer close(out)
 		for i := 0; i < n; i += batch {
 			var docs []catalog.Document
 			for j := i; j < min(n, i+batch); j++ {
@@ -192,16 +196,20 @@ func loadIndexOnly(b *testing.B, db *store.DB, eng *store.Search, n int) {
 				}
 				doc, ok, err := builder.Build(props[0].EntityURN, aspects, nil)
 				if err != nil || !ok {
-					panic(fmt.Sprintf("build document %d: %v", j, err))
+					out <- prepared{err: fmt.Errorf("build document %d: ok=%v: %v", j, ok, err)}
+					return
 				}
 				docs = append(docs, doc)
 			}
-			prepared <- eng.PrepareDocuments(docs)
+			out <- prepared{docs: eng.PrepareDocuments(docs)}
 		}
 	}()
 	start := time.Now()
-	for p := range prepared {
-		if err := db.Update(ctx, func(tx catalog.Tx) error { return eng.InsertPrepared(ctx, tx, p) }); err != nil {
+	for p := range out {
+		if p.err != nil {
+			b.Fatal(p.err)
+		}
+		if err := db.Update(ctx, func(tx catalog.Tx) error { return eng.InsertPrepared(ctx, tx, p.docs) }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -165,21 +165,16 @@ type DocResetter interface {
 	InsertPrepared(ctx context.Context, tx catalog.Tx, docs PreparedDocuments) error
 }
 
-// PreparedDocuments are documents converted by an engine for writing.
-type PreparedDocuments interface {
-	Len() int
-}
+// PreparedDocuments are documents converted by an engine for writing; only
+// the engine that prepared them reads them.
+type PreparedDocuments any
 
 // IndexLoaded rebuilds documents from aspects the caller already read
-// (a restore scanning the aspect table), sparing a second read. fresh says
-// the index was reset and holds none of these documents.
-func (x *StoreIndexer) IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect, fresh bool) error {
+// (a restore scanning the aspect table), sparing a second read.
+func (x *StoreIndexer) IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect) error {
 	docs, dels, err := x.b.documentsFrom(ctx, tx, urns, latest)
 	if err != nil {
 		return err
-	}
-	if r, ok := x.w.(DocResetter); ok && fresh {
-		return r.InsertPrepared(ctx, tx, r.PrepareDocuments(docs))
 	}
 	return x.w.WriteDocuments(ctx, tx, docs, dels)
 }

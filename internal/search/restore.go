@@ -53,13 +53,6 @@ type Indexer interface {
 	Reindex(ctx context.Context, tx catalog.Tx, urns []string) error
 }
 
-// loadedIndexer is implemented by indexers that can index aspects already
-// read (StoreIndexer).
-type loadedIndexer interface {
-	IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect, fresh bool) error
-	Reset(ctx context.Context, tx catalog.Tx) (bool, error)
-}
-
 // Restorer rebuilds search documents and graph edges from the store.
 type Restorer struct {
 	reg   *registry.Registry
@@ -88,7 +81,7 @@ func (r *Restorer) Restore(ctx context.Context, args RestoreArgs) (RestoreResult
 		return res, fmt.Errorf("restore indices: %w", err)
 	}
 	res.SQLTime = time.Since(start)
-	if err := r.apply(ctx, rows, &res, false, false); err != nil {
+	if err := r.apply(ctx, rows, &res, false); err != nil {
 		return res, err
 	}
 	res.Took = time.Since(start)
@@ -121,7 +114,7 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 			if len(rows) == 0 {
 				break
 			}
-			if err := r.apply(ctx, rows, &res, false, false); err != nil {
+			if err := r.apply(ctx, rows, &res, false); err != nil {
 				return res, err
 			}
 			if progress != nil {
@@ -138,10 +131,11 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 	// An in-store index is emptied first and refilled without per-document
 	// deletes: searches during the rebuild see it partly filled.
 	fresh := false
-	if li, ok := r.idx.(loadedIndexer); ok {
+	si, _ := r.idx.(*StoreIndexer)
+	if si != nil {
 		if err := r.store.Update(ctx, func(tx catalog.Tx) error {
 			var err error
-			fresh, err = li.Reset(ctx, tx)
+			fresh, err = si.Reset(ctx, tx)
 			return err
 		}); err != nil {
 			return res, fmt.Errorf("restore indices: reset the index: %w", err)
@@ -191,8 +185,7 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 			after = last
 		}
 	}()
-	si, _ := r.idx.(*StoreIndexer)
-	if fresh && si != nil {
+	if fresh {
 		if err := r.pipeline(ctx, si, pages, &res, func() {
 			if progress != nil {
 				progress(res.Rows+res.Ignored, total)
@@ -207,7 +200,7 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 		if p.err != nil {
 			return res, fmt.Errorf("restore indices: %w", p.err)
 		}
-		if err := r.apply(ctx, p.rows, &res, true, fresh); err != nil {
+		if err := r.apply(ctx, p.rows, &res, true); err != nil {
 			return res, err
 		}
 		if progress != nil {
@@ -333,9 +326,8 @@ func (r *Restorer) load(rows []catalog.Aspect) (loaded, error) {
 
 // apply rebuilds, in one transaction, the edges of rows and the documents of
 // their entities. complete says that rows hold every latest aspect of each
-// of their URNs, so documents can be built without reading them again;
-// fresh that the index was reset, so nothing needs removing first.
-func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete, fresh bool) error {
+// of their URNs, so documents can be built without reading them again.
+func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *RestoreResult, complete bool) error {
 	l, err := r.load(rows)
 	res.Rows += l.rows
 	res.Ignored += l.ignored
@@ -352,8 +344,8 @@ func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *Restor
 				return err
 			}
 		}
-		if li, ok := r.idx.(loadedIndexer); ok && complete {
-			return li.IndexLoaded(ctx, tx, l.urns, l.latest, fresh)
+		if si, ok := r.idx.(*StoreIndexer); ok && complete {
+			return si.IndexLoaded(ctx, tx, l.urns, l.latest)
 		}
 		return r.idx.Reindex(ctx, tx, l.urns)
 	})

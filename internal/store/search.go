@@ -87,20 +87,6 @@ func init() {
 // OpenSearch brings the search tables up to date and returns the engine for
 // documents with the given fields.
 func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Search, error) {
-	var filters []string
-	autocomplete := map[string]bool{}
-	for _, f := range fields {
-		if f.Filter {
-			filters = append(filters, f.Name)
-		}
-		if f.Autocomplete {
-			autocomplete[f.Name] = true
-		}
-	}
-	sort.Strings(filters)
-	if err := db.Migrate(ctx, "search", searchMigrations(filters, autocomplete)); err != nil {
-		return nil, err
-	}
 	s := &Search{db: db, fields: map[string]catalog.SearchField{}}
 	for _, f := range fields {
 		s.fields[f.Name] = f
@@ -109,13 +95,16 @@ func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Se
 		}
 	}
 	sort.Strings(s.exact)
+	if err := db.Migrate(ctx, "search", s.migrations()); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// searchMigrations are the steps of the search tables' schema; filters are
-// the filter fields, whose values the facets column holds, and autocomplete
-// the autocomplete fields.
-func searchMigrations(filters []string, autocomplete map[string]bool) []Migration {
+// migrations are the steps of the search tables' schema. The later ones
+// derive new columns of existing documents from what the index holds, as
+// this engine's fields define them.
+func (s *Search) migrations() []Migration {
 	return []Migration{searchLayout, {
 		Version: 2,
 		Name:    "facet values in the document row",
@@ -123,11 +112,18 @@ func searchMigrations(filters []string, autocomplete map[string]bool) []Migratio
 			if _, err := tx.ExecContext(ctx, "ALTER TABLE search_doc ADD COLUMN facets TEXT NOT NULL DEFAULT ''"); err != nil {
 				return err
 			}
+			var filters []string
+			for n, f := range s.fields {
+				if f.Filter {
+					filters = append(filters, n)
+				}
+			}
 			if len(filters) == 0 {
 				return nil
 			}
 			// Existing documents get theirs from their keyword rows, in
-			// the encoding of docRow.facets.
+			// the encoding of docRow.facets (see facetsOf), in one
+			// statement rather than a pass through Go.
 			in := "'" + strings.Join(filters, "', '") + "'"
 			agg := "group_concat(k.field || char(31) || k.value, char(30))"
 			clean := "instr(k.value, char(31)) = 0 AND instr(k.value, char(30)) = 0"
@@ -150,29 +146,23 @@ func searchMigrations(filters []string, autocomplete map[string]bool) []Migratio
 					return err
 				}
 			}
-			return fillAutocomplete(ctx, tx, dialect, autocomplete)
+			return s.fillAutocomplete(ctx, tx, dialect)
 		},
 	}}
 }
 
 // fillAutocomplete derives the autocomplete values (and, on SQLite, words)
 // of existing documents from the stored values of their "fields" JSON,
-// which holds every autocomplete field's strings.
-func fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string, autocomplete map[string]bool) error {
-	if len(autocomplete) == 0 {
-		return nil
-	}
+// which holds every autocomplete field's strings: row turns those into
+// what it writes for a new document.
+func (s *Search) fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string) error {
 	// bun.Tx binds the '?' arguments itself, for either dialect.
 	for after := int64(-1); ; {
 		rows, err := tx.QueryContext(ctx, "SELECT id, fields FROM search_doc WHERE id > ? ORDER BY id LIMIT 1000", after)
 		if err != nil {
 			return err
 		}
-		type doc struct {
-			id             int64
-			acvals, acText string
-		}
-		var docs []doc
+		var docs []docRow
 		for rows.Next() {
 			var id int64
 			var fields string
@@ -185,8 +175,17 @@ func fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string, autocomple
 				rows.Close()
 				return fmt.Errorf("search document %d: %w", id, err)
 			}
-			vals, text := acOf(stored, autocomplete)
-			docs = append(docs, doc{id, vals, text})
+			d := catalog.Document{Fields: map[string][]any{}}
+			for n, vals := range stored {
+				if s.fields[n].Autocomplete {
+					for _, v := range vals {
+						d.Fields[n] = append(d.Fields[n], v)
+					}
+				}
+			}
+			r := s.row(d)
+			r.id = id
+			docs = append(docs, r)
 		}
 		if err := rows.Close(); err != nil {
 			return err
@@ -198,40 +197,14 @@ func fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string, autocomple
 			if _, err := tx.ExecContext(ctx, "UPDATE search_doc SET acvals = ? WHERE id = ?", d.acvals, d.id); err != nil {
 				return err
 			}
-			if dialect == SQLite && d.acText != "" {
-				if _, err := tx.ExecContext(ctx, "INSERT INTO search_ac (rowid, ac) VALUES (?, ?)", d.id, d.acText); err != nil {
+			if dialect == SQLite && d.ac != "" {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO search_ac (rowid, ac) VALUES (?, ?)", d.id, d.ac); err != nil {
 					return err
 				}
 			}
 		}
 		after = docs[len(docs)-1].id
 	}
-}
-
-// acOf returns the autocomplete values of a document's stored strings as
-// the acvals column holds them (JSON) and their words for the autocomplete
-// index.
-func acOf(stored map[string][]string, autocomplete map[string]bool) (vals, text string) {
-	ac := map[string][]string{}
-	var words strings.Builder
-	names := make([]string, 0, len(stored))
-	for n := range stored {
-		if autocomplete[n] {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		ac[n] = stored[n]
-		for _, v := range stored[n] {
-			for _, t := range search.IndexTokens(v) {
-				words.WriteString(t)
-				words.WriteByte(' ')
-			}
-		}
-	}
-	b, _ := json.Marshal(ac) // map of string slices: cannot fail
-	return string(b), words.String()
 }
 
 var searchLayout = Migration{
@@ -585,9 +558,6 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 
 // docRows are documents converted to rows (search.PreparedDocuments).
 type docRows []docRow
-
-// Len reports the number of documents.
-func (r docRows) Len() int { return len(r) }
 
 // PrepareDocuments converts documents to rows for InsertPrepared; it
 // touches no table.

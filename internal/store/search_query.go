@@ -374,13 +374,27 @@ type ranked struct {
 	score float64
 }
 
+// rankCompare orders hits by all but their URN: exact name matches, then
+// score. It is -1 when a comes first, 1 when b does, 0 when the URNs decide.
+func rankCompare(aExact bool, aScore float64, bExact bool, bScore float64) int {
+	switch {
+	case aExact != bExact:
+		if aExact {
+			return -1
+		}
+		return 1
+	case aScore > bScore:
+		return -1
+	case aScore < bScore:
+		return 1
+	}
+	return 0
+}
+
 // before orders hits: exact name matches, then score, then URN.
 func (a ranked) before(b ranked) bool {
-	if a.exact != b.exact {
-		return a.exact
-	}
-	if a.score != b.score {
-		return a.score > b.score
+	if c := rankCompare(a.exact, a.score, b.exact, b.score); c != 0 {
+		return c < 0
 	}
 	return a.urn < b.urn
 }
@@ -401,34 +415,27 @@ func (t *topK) Pop() any {
 	return h
 }
 
-// wants reports whether a hit would enter the k best, comparing its URN
-// as read (so that the many hits that do not are never copied).
-func (t *topK) wants(h ranked, urn []byte) bool {
+// consider keeps h, whose URN is given as read, if it is among the k best
+// so far; the URN is copied only then, so the many hits that are not cost
+// no allocation.
+func (t *topK) consider(h ranked, urn []byte) {
 	if t.k == 0 {
-		return false
+		return
 	}
+	if len(t.hits) == t.k {
+		w := t.hits[0]
+		c := rankCompare(h.exact, h.score, w.exact, w.score)
+		if c > 0 || c == 0 && string(urn) >= w.urn {
+			return
+		}
+	}
+	h.urn = string(urn)
 	if len(t.hits) < t.k {
-		return true
-	}
-	w := t.hits[0]
-	if h.exact != w.exact {
-		return h.exact
-	}
-	if h.score != w.score {
-		return h.score > w.score
-	}
-	return string(urn) < w.urn
-}
-
-func (t *topK) offer(h ranked) {
-	switch {
-	case t.k == 0:
-	case len(t.hits) < t.k:
 		heap.Push(t, h)
-	case h.before(t.hits[0]):
-		t.hits[0] = h
-		heap.Fix(t, 0)
+		return
 	}
+	t.hits[0] = h
+	heap.Fix(t, 0)
 }
 
 // onePass reads every hit once: it counts them, ranks the page and counts
@@ -485,10 +492,7 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 		}
 		total++
 		h.exact = exact[h.id]
-		if best.wants(h, urn) {
-			h.urn = string(urn)
-			best.offer(h)
-		}
+		best.consider(h, urn)
 		for rest := []byte(fc); len(rest) > 0; {
 			var pair []byte
 			pair, rest, _ = bytes.Cut(rest, []byte(pairSep))
