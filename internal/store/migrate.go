@@ -135,9 +135,8 @@ var schemaMigrations = []Migration{{
 	systemmetadata TEXT,
 	UNIQUE (urn, aspect, timestamp_ms, "partition", message_id)
 )`,
-		// The primary key leads with (source_urn, source_aspect) for
-		// ReplaceEdges and DeleteAspect; the two indexes serve lookups by
-		// direction and carry the sort columns, so paging needs no sort.
+		// Migration 3 re-keys this table; the direction indexes carry the
+		// sort columns, so paging needs no sort.
 		`CREATE TABLE IF NOT EXISTS edge (
 	source_urn TEXT NOT NULL,
 	relationship TEXT NOT NULL,
@@ -173,6 +172,41 @@ WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`).Scan(&lz4)
 		return execAll(
 			"ALTER TABLE metadata_aspect_v2 ALTER COLUMN metadata SET COMPRESSION lz4",
 			"ALTER TABLE timeseries_aspect ALTER COLUMN value SET COMPRESSION lz4",
+		)(ctx, tx, dialect)
+	},
+}, {
+	Version: 3,
+	Name:    "edges keyed in outgoing order, without the outgoing index",
+	// Every edge was written to four B-trees on SQLite (the rowid table, the
+	// primary key, both direction indexes), which made edges the largest
+	// share of the pages an ingest batch dirties. Keyed in the outgoing
+	// order, the table is itself the outgoing index: ReplaceEdges and
+	// DeleteAspect find an aspect's edges under the source URN prefix, and
+	// on SQLite the table holds its rows in that key (WITHOUT ROWID).
+	Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+		if dialect == Postgres {
+			return execAll(
+				"ALTER TABLE edge DROP CONSTRAINT edge_pkey",
+				"ALTER TABLE edge ADD PRIMARY KEY (source_urn, relationship, destination_urn, source_aspect)",
+				"DROP INDEX IF EXISTS edge_outgoing",
+			)(ctx, tx, dialect)
+		}
+		return execAll(
+			`CREATE TABLE edge_keyed (
+	source_urn TEXT NOT NULL,
+	relationship TEXT NOT NULL,
+	destination_urn TEXT NOT NULL,
+	source_aspect TEXT NOT NULL,
+	created_on BIGINT NOT NULL,
+	created_actor TEXT NOT NULL,
+	properties TEXT,
+	PRIMARY KEY (source_urn, relationship, destination_urn, source_aspect)
+) WITHOUT ROWID`,
+			`INSERT INTO edge_keyed SELECT source_urn, relationship, destination_urn, source_aspect, created_on, created_actor, properties
+FROM edge ORDER BY source_urn, relationship, destination_urn, source_aspect`,
+			"DROP TABLE edge",
+			"ALTER TABLE edge_keyed RENAME TO edge",
+			`CREATE INDEX edge_incoming ON edge (destination_urn, relationship, source_urn, source_aspect)`,
 		)(ctx, tx, dialect)
 	},
 }}

@@ -173,7 +173,7 @@ FROM timeseries_aspect WHERE urn = ? AND aspect = ?`)
 // Edges returns one page of the edges touching q.URN and their total count.
 // Incoming edges are ordered by (relationship, source, source aspect),
 // outgoing ones by (relationship, destination, source aspect): the orders of
-// the two direction indexes. Count <= 0 means no limit.
+// the incoming index and of the table's own key. Count <= 0 means no limit.
 func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge, int, error) {
 	var where, order string
 	switch q.Direction {

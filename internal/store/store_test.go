@@ -24,7 +24,18 @@ const postgresEnv = "CATALOGD_TEST_POSTGRES"
 
 func openSQLite(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "data", "catalog.db"))
+	return openDSN(t, sqliteDSN(t))
+}
+
+// sqliteDSN is a database file of the test's own.
+func sqliteDSN(t testing.TB) string {
+	return filepath.Join(t.TempDir(), "data", "catalog.db")
+}
+
+// openDSN opens the store at dsn, closed at cleanup.
+func openDSN(t testing.TB, dsn string, opts ...store.Option) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +46,12 @@ func openSQLite(t testing.TB) *store.DB {
 // openPostgres opens a store in a schema of its own, dropped at cleanup, so
 // that tests run in parallel and repeatedly against one database.
 func openPostgres(t testing.TB) *store.DB {
+	t.Helper()
+	return openDSN(t, postgresDSN(t), store.WithMaxConns(8))
+}
+
+// postgresDSN is a schema of the test's own in the test database.
+func postgresDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(postgresEnv)
 	if dsn == "" {
@@ -60,12 +77,7 @@ func openPostgres(t testing.TB) *store.DB {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	db, err := store.Open(context.Background(), dsn+sep+"search_path="+schema, store.WithMaxConns(8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return dsn + sep + "search_path=" + schema
 }
 
 func TestSQLite(t *testing.T) {
