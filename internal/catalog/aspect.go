@@ -40,6 +40,12 @@ type Proposal struct {
 	ContentType string
 	// SystemMetadata is the proposal's system metadata object, nil when absent.
 	SystemMetadata map[string]any
+	// Edit, set only by in-process callers of an UPSERT, computes the new
+	// value (JSON) from the aspect's current one (nil when absent) inside
+	// the write transaction, so that a read-modify-write cannot undo a
+	// concurrent write; Value is then ignored. A nil result writes nothing.
+	// It may run more than once when the transaction is retried.
+	Edit func(current json.RawMessage) (json.RawMessage, error)
 }
 
 // Aspect is one stored version of one aspect of one entity.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/catalogd/catalogd/gen/models"
+	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 )
 
@@ -38,108 +39,97 @@ func subResourceField(resource string, typ *model.SubResourceType, sub *string) 
 	return *sub, true, nil
 }
 
-// labelState accumulates the changes of one mutation to the label aspects of
-// its resources, so that a batch touching one resource twice writes it once.
+// labelState collects the edits one mutation makes to the label aspects of
+// its resources. They run in the write transaction, on the values current
+// there (see edited), so that two mutations of one resource at once both
+// take effect; a batch touching one aspect twice writes it once.
 type labelState struct {
-	r        *Resolver
-	ctx      context.Context
-	tags     map[string]*models.GlobalTags
-	terms    map[string]*models.GlossaryTerms
-	editable map[string]*models.EditableSchemaMetadata
-	order    []struct{ urn, aspect string }
+	ctx   context.Context
+	order []labelTarget
+	edits map[labelTarget][]func(v any)
 }
 
-func newLabelState(r *Resolver, ctx context.Context) *labelState {
-	return &labelState{r: r, ctx: ctx, tags: map[string]*models.GlobalTags{}, terms: map[string]*models.GlossaryTerms{}, editable: map[string]*models.EditableSchemaMetadata{}}
+type labelTarget struct{ urn, aspect string }
+
+func newLabelState(ctx context.Context) *labelState {
+	return &labelState{ctx: ctx, edits: map[labelTarget][]func(any){}}
 }
 
-func (s *labelState) touch(urn, aspect string) {
-	s.order = append(s.order, struct{ urn, aspect string }{urn, aspect})
+func (s *labelState) add(urn, aspect string, fn func(v any)) {
+	t := labelTarget{urn, aspect}
+	if _, ok := s.edits[t]; !ok {
+		s.order = append(s.order, t)
+	}
+	s.edits[t] = append(s.edits[t], fn)
 }
 
-func (s *labelState) globalTags(urn string) (*models.GlobalTags, error) {
-	if g := s.tags[urn]; g != nil {
-		return g, nil
-	}
-	g, err := current[models.GlobalTags](s.ctx, s.r.loaderOf(s.ctx), urn, "globalTags")
-	if err != nil {
-		return nil, err
-	}
-	if g == nil {
-		g = &models.GlobalTags{}
-	}
-	if g.Tags == nil {
-		g.Tags = []models.TagAssociation{}
-	}
-	s.tags[urn] = g
-	s.touch(urn, "globalTags")
-	return g, nil
+func (s *labelState) globalTags(urn string, fn func(*models.GlobalTags)) {
+	s.add(urn, "globalTags", func(v any) { fn(v.(*models.GlobalTags)) })
 }
 
-func (s *labelState) glossaryTerms(urn string) (*models.GlossaryTerms, error) {
-	if g := s.terms[urn]; g != nil {
-		return g, nil
-	}
-	g, err := current[models.GlossaryTerms](s.ctx, s.r.loaderOf(s.ctx), urn, "glossaryTerms")
-	if err != nil {
-		return nil, err
-	}
-	if g == nil {
-		g = &models.GlossaryTerms{}
-	}
-	if g.Terms == nil {
-		g.Terms = []models.GlossaryTermAssociation{}
-	}
-	g.AuditStamp = stamp(s.ctx)
-	s.terms[urn] = g
-	s.touch(urn, "glossaryTerms")
-	return g, nil
+func (s *labelState) glossaryTerms(urn string, fn func(*models.GlossaryTerms)) {
+	s.add(urn, "glossaryTerms", func(v any) { fn(v.(*models.GlossaryTerms)) })
 }
 
 // editField applies fn to the editable schema info of one column, creating
 // it when create is set; a column missing and not created is left alone.
-func (s *labelState) editField(urn, fieldPath string, create bool, fn func(*models.EditableSchemaFieldInfo)) error {
-	e := s.editable[urn]
-	if e == nil {
-		var err error
-		if e, err = current[models.EditableSchemaMetadata](s.ctx, s.r.loaderOf(s.ctx), urn, "editableSchemaMetadata"); err != nil {
-			return err
+func (s *labelState) editField(urn, fieldPath string, create bool, fn func(*models.EditableSchemaFieldInfo)) {
+	s.add(urn, "editableSchemaMetadata", func(v any) {
+		e := v.(*models.EditableSchemaMetadata)
+		i := slices.IndexFunc(e.EditableSchemaFieldInfo, func(f models.EditableSchemaFieldInfo) bool { return f.FieldPath == fieldPath })
+		if i < 0 {
+			if !create {
+				return
+			}
+			e.EditableSchemaFieldInfo = append(e.EditableSchemaFieldInfo, models.EditableSchemaFieldInfo{FieldPath: fieldPath})
+			i = len(e.EditableSchemaFieldInfo) - 1
 		}
-		st := stamp(s.ctx)
-		if e == nil {
-			e = &models.EditableSchemaMetadata{Created: &st}
-		}
-		if e.EditableSchemaFieldInfo == nil {
-			e.EditableSchemaFieldInfo = []models.EditableSchemaFieldInfo{}
-		}
-		e.LastModified = &st
-		s.editable[urn] = e
-		s.touch(urn, "editableSchemaMetadata")
-	}
-	i := slices.IndexFunc(e.EditableSchemaFieldInfo, func(f models.EditableSchemaFieldInfo) bool { return f.FieldPath == fieldPath })
-	if i < 0 {
-		if !create {
-			return nil
-		}
-		e.EditableSchemaFieldInfo = append(e.EditableSchemaFieldInfo, models.EditableSchemaFieldInfo{FieldPath: fieldPath})
-		i = len(e.EditableSchemaFieldInfo) - 1
-	}
-	fn(&e.EditableSchemaFieldInfo[i])
-	return nil
+		fn(&e.EditableSchemaFieldInfo[i])
+	})
 }
 
-// flush adds a proposal per changed aspect, in first-touch order.
-func (s *labelState) flush(p *proposals) {
+// proposals returns an edit per touched aspect, in first-touch order.
+func (s *labelState) proposals() []catalog.Proposal {
+	st := stamp(s.ctx)
+	out := make([]catalog.Proposal, 0, len(s.order))
 	for _, t := range s.order {
+		fns := s.edits[t]
+		apply := func(v any) bool {
+			for _, fn := range fns {
+				fn(v)
+			}
+			return true
+		}
 		switch t.aspect {
 		case "globalTags":
-			p.add(t.urn, t.aspect, s.tags[t.urn])
+			out = append(out, edited(t.urn, t.aspect, func(g *models.GlobalTags, _ bool) bool {
+				if g.Tags == nil {
+					g.Tags = []models.TagAssociation{}
+				}
+				return apply(g)
+			}))
 		case "glossaryTerms":
-			p.add(t.urn, t.aspect, s.terms[t.urn])
+			out = append(out, edited(t.urn, t.aspect, func(g *models.GlossaryTerms, _ bool) bool {
+				if g.Terms == nil {
+					g.Terms = []models.GlossaryTermAssociation{}
+				}
+				g.AuditStamp = st
+				return apply(g)
+			}))
 		case "editableSchemaMetadata":
-			p.add(t.urn, t.aspect, s.editable[t.urn])
+			out = append(out, edited(t.urn, t.aspect, func(e *models.EditableSchemaMetadata, found bool) bool {
+				if !found {
+					e.Created = &st
+				}
+				if e.EditableSchemaFieldInfo == nil {
+					e.EditableSchemaFieldInfo = []models.EditableSchemaFieldInfo{}
+				}
+				e.LastModified = &st
+				return apply(e)
+			}))
 		}
 	}
+	return out
 }
 
 // changeLabels adds or removes tags or terms on resources: on the entity's
@@ -163,7 +153,7 @@ func (r *Resolver) changeLabels(ctx context.Context, kind labelKind, add bool, l
 			return nil, err
 		}
 	}
-	st := newLabelState(r, ctx)
+	st := newLabelState(ctx)
 	for _, res := range resources {
 		if res == nil {
 			continue
@@ -177,7 +167,7 @@ func (r *Resolver) changeLabels(ctx context.Context, kind labelKind, add bool, l
 		}
 		switch {
 		case onField:
-			err = st.editField(res.ResourceUrn, field, add, func(f *models.EditableSchemaFieldInfo) {
+			st.editField(res.ResourceUrn, field, add, func(f *models.EditableSchemaFieldInfo) {
 				if kind == tags {
 					if f.GlobalTags == nil {
 						f.GlobalTags = &models.GlobalTags{Tags: []models.TagAssociation{}}
@@ -192,26 +182,12 @@ func (r *Resolver) changeLabels(ctx context.Context, kind labelKind, add bool, l
 				}
 			})
 		case kind == tags:
-			var g *models.GlobalTags
-			if g, err = st.globalTags(res.ResourceUrn); err == nil {
-				g.Tags = editTags(g.Tags, labels, add)
-			}
+			st.globalTags(res.ResourceUrn, func(g *models.GlobalTags) { g.Tags = editTags(g.Tags, labels, add) })
 		default:
-			var g *models.GlossaryTerms
-			if g, err = st.glossaryTerms(res.ResourceUrn); err == nil {
-				g.Terms = editTerms(g.Terms, labels, add)
-			}
-		}
-		if err != nil {
-			return nil, err
+			st.glossaryTerms(res.ResourceUrn, func(g *models.GlossaryTerms) { g.Terms = editTerms(g.Terms, labels, add) })
 		}
 	}
-	var p proposals
-	st.flush(&p)
-	if p.err != nil {
-		return nil, p.err
-	}
-	if err := r.write(ctx, p.list...); err != nil {
+	if err := r.write(ctx, st.proposals()...); err != nil {
 		return nil, err
 	}
 	return yes, nil

@@ -3,6 +3,7 @@ package graphql
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -60,19 +61,26 @@ func (p *proposals) add(urn, aspect string, v any) {
 	p.list = append(p.list, pr)
 }
 
-// current decodes the stored latest value of an aspect into a fresh T that
-// the caller may modify; nil when absent.
-func current[T any](ctx context.Context, l *loader, urn, aspect string) (*T, error) {
-	e, err := l.get(ctx, urn)
-	if err != nil {
-		return nil, err
-	}
-	raw, ok := e.aspects[aspect]
-	if !ok {
-		return nil, nil
-	}
-	v := new(T)
-	return v, jsonUnmarshal(raw, v)
+// edited is an UPSERT of one aspect whose new value fn derives from the
+// current one, decoded into a T (the zero T, found false, when the aspect is
+// absent), inside the write transaction; fn returns false to leave the
+// aspect as it is. Reading the value here and writing it back would undo a
+// change committed in between. fn may run more than once (a retried
+// transaction), each time on a freshly decoded value.
+func edited[T any](urn, aspect string, fn func(v *T, found bool) bool) catalog.Proposal {
+	return catalog.Proposal{EntityType: urnType(urn), EntityURN: urn, ChangeType: catalog.Upsert, AspectName: aspect, ContentType: "application/json",
+		Edit: func(cur json.RawMessage) (json.RawMessage, error) {
+			v := new(T)
+			if cur != nil {
+				if err := jsonUnmarshal(cur, v); err != nil {
+					return nil, fmt.Errorf("decode %s of %s: %w", aspect, urn, err)
+				}
+			}
+			if !fn(v, cur != nil) {
+				return nil, nil
+			}
+			return json.Marshal(v)
+		}}
 }
 
 // mustExist fails unless urn is a well-formed URN of one of the given entity
@@ -266,24 +274,17 @@ func (r *mutationResolver) RemoveGroup(ctx context.Context, urn string) (*bool, 
 // (def when absent) and writes the result. Working on the generic form
 // keeps fields this code does not know about.
 func (r *Resolver) editAspect(ctx context.Context, urn, aspect string, def func() map[string]any, fn func(m map[string]any)) error {
-	m, err := current[map[string]any](ctx, r.loaderOf(ctx), urn, aspect)
-	if err != nil {
-		return err
-	}
-	var v map[string]any
-	if m != nil {
-		v = *m
-	} else if def != nil {
-		v = def()
-	} else {
-		v = map[string]any{}
-	}
-	fn(v)
-	p, err := proposal(urn, aspect, v)
-	if err != nil {
-		return err
-	}
-	return r.write(ctx, p)
+	return r.write(ctx, edited(urn, aspect, func(m *map[string]any, found bool) bool {
+		switch {
+		case found && *m != nil:
+		case def != nil:
+			*m = def()
+		default:
+			*m = map[string]any{}
+		}
+		fn(*m)
+		return true
+	}))
 }
 
 // editableStamps sets the created (first time) and lastModified stamps of
@@ -369,16 +370,9 @@ func (r *mutationResolver) UpdateDescription(ctx context.Context, in model.Descr
 	if field, ok, err := subResourceField(in.ResourceUrn, in.SubResourceType, in.SubResource); err != nil {
 		return nil, err
 	} else if ok {
-		var p proposals
-		st := newLabelState(r.Resolver, ctx)
-		if err := st.editField(in.ResourceUrn, field, true, func(f *models.EditableSchemaFieldInfo) { f.Description = ptr(in.Description) }); err != nil {
-			return nil, err
-		}
-		st.flush(&p)
-		if p.err != nil {
-			return nil, p.err
-		}
-		if err := r.write(ctx, p.list...); err != nil {
+		st := newLabelState(ctx)
+		st.editField(in.ResourceUrn, field, true, func(f *models.EditableSchemaFieldInfo) { f.Description = ptr(in.Description) })
+		if err := r.write(ctx, st.proposals()...); err != nil {
 			return nil, err
 		}
 		return yes, nil
@@ -499,16 +493,7 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 	if err := r.mustExist(ctx, resource); err != nil {
 		return nil, err
 	}
-	o, err := current[models.Ownership](ctx, r.loaderOf(ctx), resource, "ownership")
-	if err != nil {
-		return nil, err
-	}
-	if o == nil {
-		o = &models.Ownership{}
-	}
-	if o.Owners == nil {
-		o.Owners = []models.Owner{}
-	}
+	add := make([]models.Owner, 0, len(owners))
 	for _, in := range owners {
 		want := "corpuser"
 		if in.OwnerEntityType == model.OwnerEntityTypeCorpGroup {
@@ -525,21 +510,25 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 		if typeURN == "" {
 			typeURN = "urn:li:ownershipType:__system__" + lower(string(typ))
 		}
-		dup := slices.ContainsFunc(o.Owners, func(ow models.Owner) bool {
-			return ow.Owner == in.OwnerUrn && (deref(ow.TypeUrn) == typeURN || (ow.TypeUrn == nil && string(ow.Type) == string(typ)))
-		})
-		if !dup {
-			o.Owners = append(o.Owners, models.Owner{Owner: in.OwnerUrn, Type: models.OwnershipType(typ), TypeUrn: ptr(typeURN)})
-		}
+		add = append(add, models.Owner{Owner: in.OwnerUrn, Type: models.OwnershipType(typ), TypeUrn: ptr(typeURN)})
 	}
 	st := stamp(ctx)
-	o.LastModified = &st
-	var p proposals
-	p.add(resource, "ownership", o)
-	if p.err != nil {
-		return nil, p.err
-	}
-	if err := r.write(ctx, p.list...); err != nil {
+	err := r.write(ctx, edited(resource, "ownership", func(o *models.Ownership, _ bool) bool {
+		if o.Owners == nil {
+			o.Owners = []models.Owner{}
+		}
+		for _, a := range add {
+			dup := slices.ContainsFunc(o.Owners, func(ow models.Owner) bool {
+				return ow.Owner == a.Owner && (deref(ow.TypeUrn) == *a.TypeUrn || (ow.TypeUrn == nil && ow.Type == a.Type))
+			})
+			if !dup {
+				o.Owners = append(o.Owners, a)
+			}
+		}
+		o.LastModified = &st
+		return true
+	}))
+	if err != nil {
 		return nil, err
 	}
 	return yes, nil
@@ -560,27 +549,21 @@ func (r *mutationResolver) RemoveOwner(ctx context.Context, in model.RemoveOwner
 	if err := r.mustExist(ctx, in.ResourceUrn); err != nil {
 		return nil, err
 	}
-	o, err := current[models.Ownership](ctx, r.loaderOf(ctx), in.ResourceUrn, "ownership")
-	if err != nil {
-		return nil, err
-	}
-	if o == nil {
-		return yes, nil
-	}
-	o.Owners = slices.DeleteFunc(o.Owners, func(ow models.Owner) bool {
-		return ow.Owner == in.OwnerUrn && (deref(in.OwnershipTypeUrn) == "" || deref(ow.TypeUrn) == *in.OwnershipTypeUrn)
-	})
-	if o.Owners == nil {
-		o.Owners = []models.Owner{}
-	}
 	st := stamp(ctx)
-	o.LastModified = &st
-	var p proposals
-	p.add(in.ResourceUrn, "ownership", o)
-	if p.err != nil {
-		return nil, p.err
-	}
-	if err := r.write(ctx, p.list...); err != nil {
+	err := r.write(ctx, edited(in.ResourceUrn, "ownership", func(o *models.Ownership, found bool) bool {
+		if !found {
+			return false
+		}
+		o.Owners = slices.DeleteFunc(o.Owners, func(ow models.Owner) bool {
+			return ow.Owner == in.OwnerUrn && (deref(in.OwnershipTypeUrn) == "" || deref(ow.TypeUrn) == *in.OwnershipTypeUrn)
+		})
+		if o.Owners == nil {
+			o.Owners = []models.Owner{}
+		}
+		o.LastModified = &st
+		return true
+	}))
+	if err != nil {
 		return nil, err
 	}
 	return yes, nil
@@ -602,42 +585,39 @@ func (r *Resolver) changeMembers(ctx context.Context, group string, users []stri
 	if err := r.mustExist(ctx, group, "corpGroup"); err != nil {
 		return nil, err
 	}
-	l := r.loaderOf(ctx)
-	l.prime(ctx, users)
-	var p proposals
+	var props []catalog.Proposal
 	for _, u := range users {
 		if urnType(u) != "corpuser" {
 			return nil, invalidf("%s is not a corpuser URN", u)
 		}
-		m, err := current[models.GroupMembership](ctx, l, u, "groupMembership")
-		if err != nil {
-			return nil, err
-		}
 		if add {
-			if m == nil {
-				m = &models.GroupMembership{}
-			}
-			if !slices.Contains(m.Groups, group) {
-				p.add(u, "groupMembership", models.GroupMembership{Groups: append(m.Groups, group)})
-			}
+			props = append(props, edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
+				if slices.Contains(m.Groups, group) {
+					return false
+				}
+				m.Groups = append(m.Groups, group)
+				return true
+			}))
 			continue
 		}
 		// Removal also covers groups joined natively (DataHub's own UI).
-		if m != nil && slices.Contains(m.Groups, group) {
-			p.add(u, "groupMembership", models.GroupMembership{Groups: without(m.Groups, group)})
-		}
-		n, err := current[models.NativeGroupMembership](ctx, l, u, "nativeGroupMembership")
-		if err != nil {
-			return nil, err
-		}
-		if n != nil && slices.Contains(n.NativeGroups, group) {
-			p.add(u, "nativeGroupMembership", models.NativeGroupMembership{NativeGroups: without(n.NativeGroups, group)})
-		}
+		props = append(props,
+			edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
+				if !slices.Contains(m.Groups, group) {
+					return false
+				}
+				m.Groups = without(m.Groups, group)
+				return true
+			}),
+			edited(u, "nativeGroupMembership", func(n *models.NativeGroupMembership, _ bool) bool {
+				if !slices.Contains(n.NativeGroups, group) {
+					return false
+				}
+				n.NativeGroups = without(n.NativeGroups, group)
+				return true
+			}))
 	}
-	if p.err != nil {
-		return nil, p.err
-	}
-	if err := r.write(ctx, p.list...); err != nil {
+	if err := r.write(ctx, props...); err != nil {
 		return nil, err
 	}
 	return yes, nil

@@ -205,6 +205,11 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			return err
 		}
 	}
+	if p.src.Edit != nil {
+		if skip, err := a.edit(p); err != nil || skip {
+			return err
+		}
+	}
 	t.deleted, t.wrote = false, true
 	if p.aspect.Timeseries {
 		ts, _ := int64At(p.value, "timestampMillis")
@@ -258,6 +263,23 @@ func (a *applier) patch(p *prepared) error {
 	// Overwritten on every attempt, so a retried transaction patches afresh.
 	p.value, p.canon = v, canon
 	return nil
+}
+
+// edit runs p's Edit on the aspect's value as this request sees it, like
+// patch, and decodes the result as an UPSERT's value; skip reports that the
+// edit chose to write nothing.
+func (a *applier) edit(p *prepared) (skip bool, err error) {
+	var cur json.RawMessage
+	if s := a.state[p.urn][p.aspect.Name]; s != nil && s.exists {
+		cur = s.cur.Value
+	}
+	raw, err := p.src.Edit(cur)
+	if err != nil || raw == nil {
+		return raw == nil, err
+	}
+	// Overwritten on every attempt, as patch's result is.
+	p.value, p.canon, err = a.svc.decodeValue(p.aspect, raw)
+	return false, err
 }
 
 // put buffers a new latest value unless it equals the stored one.

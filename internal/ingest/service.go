@@ -250,9 +250,14 @@ func (s *Service) prepare(p *catalog.Proposal, now int64) (*prepared, error) {
 	}
 	out.change = change
 
-	switch change {
-	case catalog.Delete:
-	case catalog.Patch:
+	if p.Edit != nil && (change != catalog.Upsert || asp.Timeseries) {
+		return nil, catalog.Errorf(catalog.Invalid, "an edit of aspect %s must be an UPSERT of a versioned aspect", asp.Name)
+	}
+	switch {
+	case p.Edit != nil:
+		// Decoded once the edit has run, in the transaction.
+	case change == catalog.Delete:
+	case change == catalog.Patch:
 		// The JSON Patch is parsed here and applied in the transaction, to
 		// the value current at that point.
 		switch ct := strings.ToLower(p.ContentType); ct {
@@ -269,28 +274,9 @@ func (s *Service) prepare(p *catalog.Proposal, now int64) (*prepared, error) {
 		if ct := p.ContentType; ct != "" && !strings.EqualFold(ct, "application/json") {
 			return nil, catalog.Errorf(catalog.Invalid, "unsupported contentType %q for changeType %s (want application/json)", ct, change)
 		}
-		if len(bytes.TrimSpace(p.Value)) == 0 {
-			return nil, catalog.Errorf(catalog.Invalid, "aspect value is required")
-		}
-		v, err := decodeJSON(p.Value)
-		if err != nil {
-			return nil, catalog.Errorf(catalog.Invalid, "aspect value is not valid JSON: %v", err)
-		}
-		if _, ok := v.(map[string]any); !ok {
-			return nil, catalog.Errorf(catalog.Invalid, "aspect value must be a JSON object")
-		}
-		v, err = s.reg.Normalize(asp.Name, v)
-		if err != nil {
+		var err error
+		if out.value, out.canon, err = s.decodeValue(asp, p.Value); err != nil {
 			return nil, err
-		}
-		out.value = v
-		if out.canon, err = canonicalJSON(v); err != nil {
-			return nil, err
-		}
-		if asp.Timeseries {
-			if _, ok := int64At(v, "timestampMillis"); !ok {
-				return nil, catalog.Errorf(catalog.Invalid, "timeseries aspect %s needs timestampMillis", asp.Name)
-			}
 		}
 	}
 	sm, err := systemMetadata(p.SystemMetadata, now)
@@ -299,6 +285,34 @@ func (s *Service) prepare(p *catalog.Proposal, now int64) (*prepared, error) {
 	}
 	out.sysMD = sm
 	return out, nil
+}
+
+// decodeValue decodes, normalises and validates an aspect value given as
+// JSON, returning it with its canonical JSON.
+func (s *Service) decodeValue(asp *catalog.AspectSpec, raw []byte) (any, []byte, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value is required")
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value is not valid JSON: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value must be a JSON object")
+	}
+	if v, err = s.reg.Normalize(asp.Name, v); err != nil {
+		return nil, nil, err
+	}
+	canon, err := canonicalJSON(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if asp.Timeseries {
+		if _, ok := int64At(v, "timestampMillis"); !ok {
+			return nil, nil, catalog.Errorf(catalog.Invalid, "timeseries aspect %s needs timestampMillis", asp.Name)
+		}
+	}
+	return v, canon, nil
 }
 
 // systemMetadata fills DataHub's defaults into a proposal's system metadata.
