@@ -2,15 +2,8 @@ package graph_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	mrand "math/rand/v2"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,59 +11,8 @@ import (
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/store/storetest"
 )
-
-// benchStores runs fn against SQLite and, when CATALOGD_TEST_POSTGRES is set,
-// PostgreSQL (in a schema of its own, dropped afterwards).
-func benchStores(b *testing.B, fn func(b *testing.B, db *store.DB)) {
-	b.Run("sqlite", func(b *testing.B) {
-		db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "catalog.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		fn(b, db)
-	})
-	b.Run("postgres", func(b *testing.B) {
-		dsn := os.Getenv("CATALOGD_TEST_POSTGRES")
-		if dsn == "" {
-			b.Skip("CATALOGD_TEST_POSTGRES is not set")
-		}
-		admin, err := sql.Open("pgx", dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer admin.Close()
-		suffix := make([]byte, 6)
-		rand.Read(suffix)
-		schema := "catalogd_bench_" + hex.EncodeToString(suffix)
-		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-			b.Fatal(err)
-		}
-		defer admin.Exec("DROP SCHEMA " + schema + " CASCADE") //nolint:errcheck // best effort
-		sep := "?"
-		if strings.Contains(dsn, "?") {
-			sep = "&"
-		}
-		db, err := store.Open(context.Background(), dsn+sep+"search_path="+schema)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		fn(b, db)
-	})
-}
-
-// reportPercentiles reports the p50 and p99 of the measured durations.
-func reportPercentiles(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	ms := func(p float64) float64 { return float64(d[int(p*float64(len(d)-1))]) / 1e6 }
-	b.ReportMetric(ms(0.50), "p50-ms")
-	b.ReportMetric(ms(0.99), "p99-ms")
-}
 
 // loadLayeredLineage writes a lineage graph of layers x width datasets, each
 // dataset below the first layer DownstreamOf fanIn random datasets of the
@@ -107,7 +49,7 @@ func loadLayeredLineage(b *testing.B, db *store.DB, layers, width, fanIn int) {
 // (10 layers of 1,000, three upstreams each), upstream from the last layer
 // and downstream from the first.
 func BenchmarkLineage5Hops(b *testing.B) {
-	benchStores(b, func(b *testing.B, db *store.DB) {
+	storetest.Bench(b, func(b *testing.B, db *store.DB) {
 		const layers, width, fanIn = 10, 1000, 3
 		start := time.Now()
 		loadLayeredLineage(b, db, layers, width, fanIn)
@@ -140,7 +82,7 @@ func BenchmarkLineage5Hops(b *testing.B) {
 					b.Fatalf("no walk went 5 hops deep (deepest %d)", deepest)
 				}
 				b.ReportMetric(float64(nodes)/float64(len(durations)), "nodes/walk")
-				reportPercentiles(b, durations)
+				storetest.ReportPercentiles(b, durations)
 			})
 		}
 	})

@@ -3,19 +3,13 @@ package restli_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	mrand "math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,60 +17,8 @@ import (
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/restli"
 	"github.com/catalogd/catalogd/internal/store"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for the admin connection
+	"github.com/catalogd/catalogd/internal/store/storetest"
 )
-
-// benchStores runs fn against SQLite and, when CATALOGD_TEST_POSTGRES is set,
-// PostgreSQL (in a schema of its own, dropped afterwards).
-func benchStores(b *testing.B, fn func(b *testing.B, db *store.DB)) {
-	b.Run("sqlite", func(b *testing.B) {
-		db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "catalog.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		fn(b, db)
-	})
-	b.Run("postgres", func(b *testing.B) {
-		dsn := os.Getenv("CATALOGD_TEST_POSTGRES")
-		if dsn == "" {
-			b.Skip("CATALOGD_TEST_POSTGRES is not set")
-		}
-		admin, err := sql.Open("pgx", dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer admin.Close()
-		suffix := make([]byte, 6)
-		rand.Read(suffix)
-		schema := "catalogd_bench_" + hex.EncodeToString(suffix)
-		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-			b.Fatal(err)
-		}
-		defer admin.Exec("DROP SCHEMA " + schema + " CASCADE") //nolint:errcheck // best effort
-		sep := "?"
-		if strings.Contains(dsn, "?") {
-			sep = "&"
-		}
-		db, err := store.Open(context.Background(), dsn+sep+"search_path="+schema)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer db.Close()
-		fn(b, db)
-	})
-}
-
-// reportPercentiles reports the p50 and p99 of the measured durations.
-func reportPercentiles(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	ms := func(p float64) float64 { return float64(d[int(p*float64(len(d)-1))]) / 1e6 }
-	b.ReportMetric(ms(0.50), "p50-ms")
-	b.ReportMetric(ms(0.99), "p99-ms")
-}
 
 // handler is the rest.li handler with the read routes under benchmark.
 func handler(db *store.DB) *restli.Handler {
@@ -145,7 +87,7 @@ func load1MEdges(b *testing.B, db *store.DB) (datasets, tags int) {
 // BenchmarkRelationships measures GET /relationships through the handler
 // (parameter parsing, the store query, JSON encoding) over 1,000,000 edges.
 func BenchmarkRelationships(b *testing.B) {
-	benchStores(b, func(b *testing.B, db *store.DB) {
+	storetest.Bench(b, func(b *testing.B, db *store.DB) {
 		datasets, tags := load1MEdges(b, db)
 		h := handler(db)
 		for _, tc := range []struct {
@@ -182,7 +124,7 @@ func BenchmarkRelationships(b *testing.B) {
 					results += page.Count
 				}
 				b.ReportMetric(float64(results)/float64(len(durations)), "results/op")
-				reportPercentiles(b, durations)
+				storetest.ReportPercentiles(b, durations)
 			})
 		}
 	})
@@ -192,7 +134,7 @@ func BenchmarkRelationships(b *testing.B) {
 // through getTimeseriesAspectValues: the whole range, and a partition-
 // filtered range of 1,000 values.
 func BenchmarkTimeseriesRange(b *testing.B) {
-	benchStores(b, func(b *testing.B, db *store.DB) {
+	storetest.Bench(b, func(b *testing.B, db *store.DB) {
 		const points = 10_000
 		ctx := context.Background()
 		urn := benchDataset(0)
@@ -238,7 +180,7 @@ func BenchmarkTimeseriesRange(b *testing.B) {
 						b.Fatalf("%d values (%v), want %d", len(resp.Value.Values), err, tc.want)
 					}
 				}
-				reportPercentiles(b, durations)
+				storetest.ReportPercentiles(b, durations)
 			})
 		}
 	})

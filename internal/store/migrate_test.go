@@ -8,6 +8,7 @@ import (
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/store/storetest"
 )
 
 // TestEdgeMigration puts edges into the layout before store migration 3
@@ -15,7 +16,7 @@ import (
 // checks that the re-keyed table answers both directions as before and that
 // writes replace edges as they did.
 func TestEdgeMigration(t *testing.T) {
-	dsns := map[string]func(testing.TB) string{"sqlite": sqliteDSN, "postgres": postgresDSN}
+	dsns := map[string]func(testing.TB) string{"sqlite": storetest.SQLiteDSN, "postgres": storetest.PostgresDSN}
 	for name, dsnOf := range dsns {
 		t.Run(name, func(t *testing.T) {
 			if name == "postgres" && os.Getenv(postgresEnv) == "" {
@@ -23,7 +24,7 @@ func TestEdgeMigration(t *testing.T) {
 			}
 			ctx := context.Background()
 			dsn := dsnOf(t)
-			db := openDSN(t, dsn)
+			db := storetest.Open(t, dsn)
 			const a, b, c = "urn:li:dataset:a", "urn:li:dataset:b", "urn:li:dataset:c"
 			stamp := catalog.AuditStamp{Time: 1700000000000, Actor: "urn:li:corpuser:x"}
 			sets := []catalog.EdgeSet{
@@ -88,7 +89,7 @@ func TestEdgeMigration(t *testing.T) {
 			}
 			db.Close()
 
-			db = openDSN(t, dsn)
+			db = storetest.Open(t, dsn)
 			if after := read(db); !reflect.DeepEqual(after, before) {
 				t.Errorf("edges after migration = %v\nwant %v", after, before)
 			}

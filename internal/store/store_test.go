@@ -2,9 +2,6 @@ package store_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,68 +13,16 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/catalogtest"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/store/storetest"
 )
 
-// postgresEnv names the DSN of a PostgreSQL database for tests; they skip
-// PostgreSQL when it is unset.
-const postgresEnv = "CATALOGD_TEST_POSTGRES"
+const postgresEnv = storetest.PostgresEnv
 
-func openSQLite(t testing.TB) *store.DB {
-	t.Helper()
-	return openDSN(t, sqliteDSN(t))
-}
+func openSQLite(t testing.TB) *store.DB { return storetest.Open(t, storetest.SQLiteDSN(t)) }
 
-// sqliteDSN is a database file of the test's own.
-func sqliteDSN(t testing.TB) string {
-	return filepath.Join(t.TempDir(), "data", "catalog.db")
-}
-
-// openDSN opens the store at dsn, closed at cleanup.
-func openDSN(t testing.TB, dsn string, opts ...store.Option) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), dsn, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// openPostgres opens a store in a schema of its own, dropped at cleanup, so
-// that tests run in parallel and repeatedly against one database.
+// openPostgres opens a store in a PostgreSQL schema of its own.
 func openPostgres(t testing.TB) *store.DB {
-	t.Helper()
-	return openDSN(t, postgresDSN(t), store.WithMaxConns(8))
-}
-
-// postgresDSN is a schema of the test's own in the test database.
-func postgresDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv(postgresEnv)
-	if dsn == "" {
-		t.Skip(postgresEnv + " is not set")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	suffix := make([]byte, 6)
-	rand.Read(suffix)
-	schema := "catalogd_test_" + hex.EncodeToString(suffix)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("drop test schema: %v", err)
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
+	return storetest.Open(t, storetest.PostgresDSN(t), store.WithMaxConns(8))
 }
 
 func TestSQLite(t *testing.T) {

@@ -1,0 +1,91 @@
+// Package storetest opens real stores for tests and benchmarks of the
+// packages built on internal/store: an SQLite file of the test's own, and,
+// when CATALOGD_TEST_POSTGRES names a server, a PostgreSQL schema of the
+// test's own, dropped when the test ends, so that tests run in parallel and
+// repeatedly against one database.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for the admin connection
+
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+// PostgresEnv names the DSN of a PostgreSQL database for tests; they skip
+// PostgreSQL when it is unset.
+const PostgresEnv = "CATALOGD_TEST_POSTGRES"
+
+// SQLiteDSN is a database file of the test's own.
+func SQLiteDSN(tb testing.TB) string {
+	return filepath.Join(tb.TempDir(), "data", "catalog.db")
+}
+
+// PostgresDSN is a schema of the test's own in the database PostgresEnv
+// names; the test is skipped when it is unset.
+func PostgresDSN(tb testing.TB) string {
+	tb.Helper()
+	dsn := os.Getenv(PostgresEnv)
+	if dsn == "" {
+		tb.Skip(PostgresEnv + " is not set")
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { admin.Close() })
+	suffix := make([]byte, 6)
+	rand.Read(suffix)
+	schema := "catalogd_test_" + hex.EncodeToString(suffix)
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+			tb.Errorf("drop test schema: %v", err)
+		}
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
+
+// Open opens the store at dsn, closed when the test ends.
+func Open(tb testing.TB, dsn string, opts ...store.Option) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), dsn, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Bench runs fn against SQLite and, when PostgresEnv is set, PostgreSQL.
+func Bench(b *testing.B, fn func(b *testing.B, db *store.DB)) {
+	b.Run("sqlite", func(b *testing.B) { fn(b, Open(b, SQLiteDSN(b))) })
+	b.Run("postgres", func(b *testing.B) { fn(b, Open(b, PostgresDSN(b))) })
+}
+
+// ReportPercentiles reports the p50 and p99 of the measured durations.
+func ReportPercentiles(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	ms := func(p float64) float64 { return float64(d[int(p*float64(len(d)-1))]) / 1e6 }
+	b.ReportMetric(ms(0.50), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}
