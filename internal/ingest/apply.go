@@ -97,27 +97,37 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 			return 0, err
 		}
 	}
-	if err := a.edges(ctx); err != nil {
+	// From here on a.state is only read: the documents are built from it
+	// while edges and audit rows are written.
+	finishIndex, err := a.index(ctx)
+	if err != nil {
 		return 0, err
 	}
-	if err := a.index(ctx); err != nil {
+	if err := a.edges(ctx); err != nil {
+		_ = finishIndex(ctx, false)
 		return 0, err
 	}
 	if len(a.changes) > 0 {
 		for _, au := range a.svc.auditors {
 			if err := au.RecordChanges(ctx, a.tx, a.actor, a.now, a.changes); err != nil {
+				_ = finishIndex(ctx, false)
 				return 0, err
 			}
 		}
 	}
+	if err := finishIndex(ctx, true); err != nil {
+		return 0, err
+	}
 	return a.written, nil
 }
 
-// index updates the search documents of the entities whose state changed.
-func (a *applier) index(ctx context.Context) error {
+// index starts updating the search documents of the entities whose state
+// changed; finish completes it (see BackgroundIndexer).
+func (a *applier) index(ctx context.Context) (finish func(ctx context.Context, write bool) error, err error) {
+	done := func(context.Context, bool) error { return nil }
 	idx := a.svc.indexer
 	if idx == nil {
-		return nil
+		return done, nil
 	}
 	var dirty []string
 	for _, u := range a.order {
@@ -126,11 +136,11 @@ func (a *applier) index(ctx context.Context) error {
 		}
 	}
 	if len(dirty) == 0 {
-		return nil
+		return done, nil
 	}
 	ei, ok := idx.(EntityIndexer)
 	if !ok {
-		return idx.Reindex(ctx, a.tx, dirty)
+		return done, idx.Reindex(ctx, a.tx, dirty)
 	}
 	// a.state holds every latest aspect of these entities: Current read them
 	// all, and every write and delete of the request updated it.
@@ -145,7 +155,10 @@ func (a *applier) index(ctx context.Context) error {
 		}
 		ents[i] = e
 	}
-	return ei.IndexEntities(ctx, a.tx, ents)
+	if bi, ok := ei.(BackgroundIndexer); ok {
+		return bi.StartIndexing(ctx, a.tx, ents)
+	}
+	return done, ei.IndexEntities(ctx, a.tx, ents)
 }
 
 func (a *applier) touch(urn string, ent *catalog.EntitySpec) *touch {

@@ -35,6 +35,22 @@ type EntityIndexer interface {
 	IndexEntities(ctx context.Context, tx catalog.Tx, entities []Entity) error
 }
 
+// BackgroundIndexer is an EntityIndexer that builds documents while the
+// write goes on: on SQLite one transaction writes at a time, so building
+// the documents (interpreting annotations, tokenizing) on another core while
+// the writer inserts edges and audit rows shortens every write.
+type BackgroundIndexer interface {
+	EntityIndexer
+	// StartIndexing reads from tx what the documents of entities need
+	// besides their aspects, then builds them on another goroutine, which
+	// reads entities but neither tx nor anything the caller changes until
+	// finish returns. finish waits for the documents and, when write is
+	// true, writes them into tx, reporting an error of building or writing
+	// them; with write false (the write failed) it only waits. It must be
+	// called exactly once, before the transaction ends.
+	StartIndexing(ctx context.Context, tx catalog.Tx, entities []Entity) (finish func(ctx context.Context, write bool) error, err error)
+}
+
 // Entity is the state of one entity at the end of a write: every latest
 // (non-timeseries) aspect, as tx now holds it.
 type Entity struct {

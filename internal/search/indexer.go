@@ -126,6 +126,17 @@ func (x *StoreIndexer) Reindex(ctx context.Context, tx catalog.Tx, urns []string
 // the write holds (ingest.EntityIndexer): only the latest timeseries values
 // are read from tx.
 func (x *StoreIndexer) IndexEntities(ctx context.Context, tx catalog.Tx, entities []ingest.Entity) error {
+	finish, err := x.StartIndexing(ctx, tx, entities)
+	if err != nil {
+		return err
+	}
+	return finish(ctx, true)
+}
+
+// StartIndexing is IndexEntities in two steps (ingest.BackgroundIndexer):
+// when the engine prepares documents apart from writing them (DocPreparer),
+// they are built and prepared on another goroutine until finish.
+func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entities []ingest.Entity) (finish func(ctx context.Context, write bool) error, err error) {
 	urns := make([]string, len(entities))
 	has := make(map[string]bool, len(entities))
 	for i, e := range entities {
@@ -134,14 +145,60 @@ func (x *StoreIndexer) IndexEntities(ctx context.Context, tx catalog.Tx, entitie
 	}
 	series, err := x.b.latestSeries(ctx, tx, urns, func(u string) bool { return has[u] })
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var docs []catalog.Document
-	var dels []string
+	p, ok := x.w.(DocPreparer)
+	if !ok {
+		return func(ctx context.Context, write bool) error {
+			if !write {
+				return nil
+			}
+			docs, dels, err := x.build(entities, series)
+			if err != nil {
+				return err
+			}
+			return x.w.WriteDocuments(ctx, tx, docs, dels)
+		}, nil
+	}
+	type built struct {
+		docs PreparedDocuments
+		dels []string
+		err  error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		var b built
+		defer func() {
+			// A panic here would end the process, not just the request.
+			if r := recover(); r != nil {
+				b.err = fmt.Errorf("build search documents: %v", r)
+			}
+			ch <- b
+		}()
+		var docs []catalog.Document
+		if docs, b.dels, b.err = x.build(entities, series); b.err == nil {
+			b.docs = p.PrepareDocuments(docs)
+		}
+	}()
+	return func(ctx context.Context, write bool) error {
+		b := <-ch
+		if !write {
+			return nil
+		}
+		if b.err != nil {
+			return b.err
+		}
+		return p.WritePrepared(ctx, tx, b.docs, b.dels)
+	}, nil
+}
+
+// build makes the documents of entities; those without aspects, or of an
+// unknown type, are returned as deletes.
+func (x *StoreIndexer) build(entities []ingest.Entity, series map[string][]catalog.TimeseriesValue) (docs []catalog.Document, dels []string, err error) {
 	for _, e := range entities {
 		doc, ok, err := x.b.BuildLatest(e.URN, e.Aspects, series[e.URN])
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if !ok {
 			dels = append(dels, e.URN)
@@ -149,18 +206,28 @@ func (x *StoreIndexer) IndexEntities(ctx context.Context, tx catalog.Tx, entitie
 		}
 		docs = append(docs, doc)
 	}
-	return x.w.WriteDocuments(ctx, tx, docs, dels)
+	return docs, dels, nil
+}
+
+// DocPreparer is implemented by in-store engines that convert documents to
+// their rows apart from writing them, so that the conversion can run while
+// the transaction does other work.
+type DocPreparer interface {
+	// PrepareDocuments converts documents to what WritePrepared and
+	// InsertPrepared write; of several documents of one URN the last
+	// counts. It needs no transaction and is safe for concurrent use.
+	PrepareDocuments(docs []catalog.Document) PreparedDocuments
+	// WritePrepared is WriteDocuments for prepared documents.
+	WritePrepared(ctx context.Context, tx catalog.Tx, docs PreparedDocuments, deletes []string) error
 }
 
 // DocResetter is implemented by in-store engines that can empty the index
 // and then add documents without first removing old ones, which a full
 // rebuild uses to write several times faster.
 type DocResetter interface {
+	// A rebuild prepares the next batch while the current one is written.
+	DocPreparer
 	ResetDocuments(ctx context.Context, tx catalog.Tx) error
-	// PrepareDocuments converts documents to what InsertPrepared writes.
-	// It needs no transaction, so a rebuild prepares the next batch while
-	// the current one is written. It is safe for concurrent use.
-	PrepareDocuments(docs []catalog.Document) PreparedDocuments
 	// InsertPrepared adds prepared documents that are not in the index.
 	InsertPrepared(ctx context.Context, tx catalog.Tx, docs PreparedDocuments) error
 }

@@ -500,33 +500,35 @@ func (s *Search) searchTx(ctx2 catalog.Tx) (*Tx, error) {
 // WriteDocuments replaces the documents of upserts and removes those of
 // deletes inside tx, which must be a transaction of the same store.
 func (s *Search) WriteDocuments(ctx context.Context, ctx2 catalog.Tx, upserts []catalog.Document, deletes []string) error {
+	return s.WritePrepared(ctx, ctx2, s.PrepareDocuments(upserts), deletes)
+}
+
+// WritePrepared is WriteDocuments for documents converted by
+// PrepareDocuments (search.DocPreparer).
+func (s *Search) WritePrepared(ctx context.Context, ctx2 catalog.Tx, docs search.PreparedDocuments, deletes []string) error {
 	tx, err := s.searchTx(ctx2)
 	if err != nil {
 		return err
 	}
-	if len(upserts) == 0 && len(deletes) == 0 {
+	rows, ok := docs.(docRows)
+	if !ok {
+		return fmt.Errorf("search: documents %T were not prepared by this engine", docs)
+	}
+	if len(rows) == 0 && len(deletes) == 0 {
 		return nil
 	}
-	// The last document of a URN wins.
-	byURN := map[string]int{}
-	for i, d := range upserts {
-		byURN[d.URN] = i
-	}
-	urns := make([]string, 0, len(upserts)+len(deletes))
-	rows := make([]docRow, 0, len(byURN))
-	for i, d := range upserts {
-		if byURN[d.URN] != i {
-			continue
-		}
-		if d.URN == "" || d.EntityType == "" {
+	urns := make([]string, 0, len(rows)+len(deletes))
+	written := make(map[string]bool, len(rows))
+	for i, r := range rows {
+		if r.urn == "" || r.entity == "" {
 			return catalog.Errorf(catalog.Invalid, "search document %d has no URN or entity type", i)
 		}
-		urns = append(urns, d.URN)
-		rows = append(rows, s.row(d))
+		urns = append(urns, r.urn)
+		written[r.urn] = true
 	}
 	var gone []string
 	for _, u := range deletes {
-		if _, ok := byURN[u]; !ok {
+		if !written[u] {
 			urns = append(urns, u)
 			gone = append(gone, u)
 		}
@@ -559,12 +561,19 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 // docRows are documents converted to rows (search.PreparedDocuments).
 type docRows []docRow
 
-// PrepareDocuments converts documents to rows for InsertPrepared; it
-// touches no table.
+// PrepareDocuments converts documents to rows for WritePrepared and
+// InsertPrepared; it touches no table. Of several documents of one URN the
+// last counts.
 func (s *Search) PrepareDocuments(docs []catalog.Document) search.PreparedDocuments {
-	rows := make(docRows, 0, len(docs))
-	for _, d := range docs {
-		rows = append(rows, s.row(d))
+	last := make(map[string]int, len(docs))
+	for i, d := range docs {
+		last[d.URN] = i
+	}
+	rows := make(docRows, 0, len(last))
+	for i, d := range docs {
+		if last[d.URN] == i {
+			rows = append(rows, s.row(d))
+		}
 	}
 	return rows
 }
