@@ -246,3 +246,59 @@ func TestIndexEntitiesMatchesReindex(t *testing.T) {
 	}
 	t.Logf("%d entities, %d documents checked", len(urns), chk.checked)
 }
+
+// TestStartIndexing checks the two steps of background indexing: documents
+// are written only when finish is told to write, and a build error is
+// reported by finish.
+func TestStartIndexing(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reg := registry.Default()
+	eng, err := db.OpenSearch(ctx, search.Fields(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := search.NewStoreIndexer(search.NewBuilder(reg), eng)
+	urn := "urn:li:dataset:(urn:li:dataPlatform:hive,db.orders_daily,PROD)"
+	ent := ingest.Entity{URN: urn, Aspects: []ingest.LatestAspect{{Aspect: catalog.Aspect{
+		URN: urn, Name: "datasetProperties", Value: json.RawMessage(`{"name":"orders_daily","customProperties":{}}`),
+	}}}}
+	index := func(write bool) error {
+		t.Helper()
+		return db.Update(ctx, func(tx catalog.Tx) error {
+			finish, err := idx.StartIndexing(ctx, tx, []ingest.Entity{ent})
+			if err != nil {
+				return err
+			}
+			return finish(ctx, write)
+		})
+	}
+	hits := func() int {
+		t.Helper()
+		res, err := eng.Search(ctx, catalog.SearchQuery{Text: "orders_daily", Count: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Total
+	}
+	if err := index(false); err != nil {
+		t.Fatalf("finish without writing: %v", err)
+	}
+	if n := hits(); n != 0 {
+		t.Errorf("finish without writing: %d hits, want 0", n)
+	}
+	if err := index(true); err != nil {
+		t.Fatalf("finish writing: %v", err)
+	}
+	if n := hits(); n != 1 {
+		t.Errorf("finish writing: %d hits, want 1", n)
+	}
+	ent.Aspects[0].Value = json.RawMessage(`{"name":`)
+	if err := index(true); err == nil || !strings.Contains(err.Error(), "datasetProperties") {
+		t.Errorf("finish with a value that does not decode: error %v, want one naming datasetProperties", err)
+	}
+}
