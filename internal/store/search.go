@@ -861,18 +861,25 @@ func insertBrowse(ctx context.Context, tx *Tx, flat []any) error {
 // search words, and the autocomplete words in a table of their own, so that
 // a prefix typed into a search box reads the postings of names only.
 func insertFTS(ctx context.Context, tx *Tx, rows []docRow) error {
-	fts := make([]any, 0, 6*len(rows))
-	var ac []any
+	// One row per statement: a multi-row INSERT may need rolling back on
+	// its own, so it opens a savepoint, at which FTS5 writes the words it
+	// holds in memory out as a new segment. Row by row, the words of the
+	// whole transaction are written once, at commit, in one segment per
+	// table, and fewer segments are merged later.
 	for _, r := range rows {
-		fts = append(fts, r.id, r.text[0], r.text[1], r.text[2], r.text[3], r.text[4])
-		if r.ac != "" {
-			ac = append(ac, r.id, r.ac)
+		if _, err := tx.q.ExecContext(ctx, "INSERT INTO search_fts (rowid, b0, b1, b2, b3, b4) VALUES (?, ?, ?, ?, ?, ?)", r.id, r.text[0], r.text[1], r.text[2], r.text[3], r.text[4]); err != nil {
+			return err
 		}
 	}
-	if err := tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_fts", cols: []string{"rowid", "b0", "b1", "b2", "b3", "b4"}}, fts); err != nil {
-		return err
+	for _, r := range rows {
+		if r.ac == "" {
+			continue
+		}
+		if _, err := tx.q.ExecContext(ctx, "INSERT INTO search_ac (rowid, ac) VALUES (?, ?)", r.id, r.ac); err != nil {
+			return err
+		}
 	}
-	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_ac", cols: []string{"rowid", "ac"}}, ac)
+	return nil
 }
 
 // insertNew writes documents the index does not hold.
@@ -882,11 +889,6 @@ func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow) error {
 	}
 	if err := s.upsertDocs(ctx, tx, rows, false); err != nil {
 		return err
-	}
-	if !tx.db.q.pg {
-		if err := insertFTS(ctx, tx, rows); err != nil {
-			return err
-		}
 	}
 	type docKW struct {
 		id int64
@@ -921,7 +923,15 @@ func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow) error {
 	if err := insertKW(ctx, tx, kw); err != nil {
 		return err
 	}
-	return insertBrowse(ctx, tx, browse)
+	if err := insertBrowse(ctx, tx, browse); err != nil {
+		return err
+	}
+	if tx.db.q.pg {
+		return nil
+	}
+	// The words go last: any later multi-row INSERT would make FTS5 write
+	// them out early (see insertFTS).
+	return insertFTS(ctx, tx, rows)
 }
 
 // upsertDocs writes the search_doc rows (and, on PostgreSQL, their
