@@ -850,11 +850,11 @@ func deleteKeys(ctx context.Context, tx *Tx, table string, cols []string, flat [
 }
 
 func insertKW(ctx context.Context, tx *Tx, flat []any) error {
-	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_kw", cols: []string{"field", "value", "doc", "lvalue", "num"}, types: []string{"text", "text", "bigint", "text", "float8"}, suffix: " ON CONFLICT DO NOTHING"}, flat)
+	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_kw", cols: []string{"field", "value", "doc", "lvalue", "num"}, types: []string{"text", "text", "bigint", "text", "float8"}, skipConflicts: true}, flat)
 }
 
 func insertBrowse(ctx context.Context, tx *Tx, flat []any) error {
-	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_browse", cols: []string{"entity", "path", "doc"}, types: []string{"text", "text", "bigint"}, suffix: " ON CONFLICT DO NOTHING"}, flat)
+	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_browse", cols: []string{"entity", "path", "doc"}, types: []string{"text", "text", "bigint"}, skipConflicts: true}, flat)
 }
 
 // insertFTS adds the words of documents whose ids are known (SQLite): the

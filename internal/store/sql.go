@@ -135,6 +135,11 @@ type bulkInsert struct {
 	cols   []string
 	types  []string // "text", "bigint" or "float8", per column
 	suffix string
+	// skipConflicts drops rows that conflict with existing ones. On
+	// SQLite it is INSERT OR IGNORE, which also spares the statement
+	// journal that a multi-row INSERT able to fail halfway needs (a copy
+	// of every page the statement changes).
+	skipConflicts bool
 }
 
 // insertRows inserts rows given flat, row after row (len(b.cols) values per
@@ -180,7 +185,11 @@ func (q queries) insertRows(ctx context.Context, x querier, b bulkInsert, flat [
 				arrays[c] = col
 			}
 		}
-		stmt, ok := q.cache.Load(b.table + b.suffix)
+		suffix := b.suffix
+		if b.skipConflicts {
+			suffix += " ON CONFLICT DO NOTHING"
+		}
+		stmt, ok := q.cache.Load(b.table + suffix)
 		if !ok {
 			var sb strings.Builder
 			sb.WriteString("INSERT INTO " + b.table + " (" + strings.Join(b.cols, ", ") + ") SELECT * FROM unnest(")
@@ -190,15 +199,19 @@ func (q queries) insertRows(ctx context.Context, x querier, b bulkInsert, flat [
 				}
 				fmt.Fprintf(&sb, "$%d::%s[]", c+1, typ)
 			}
-			sb.WriteString(")" + b.suffix)
+			sb.WriteString(")" + suffix)
 			stmt = sb.String()
-			q.cache.Store(b.table+b.suffix, stmt)
+			q.cache.Store(b.table+suffix, stmt)
 		}
 		_, err := x.ExecContext(ctx, stmt.(string), arrays...)
 		return err
 	}
 	tuple := "(" + strings.Repeat("?,", n-1) + "?)"
-	prefix := "INSERT INTO " + b.table + " (" + strings.Join(b.cols, ", ") + ") VALUES "
+	verb := "INSERT INTO "
+	if b.skipConflicts {
+		verb = "INSERT OR IGNORE INTO "
+	}
+	prefix := verb + b.table + " (" + strings.Join(b.cols, ", ") + ") VALUES "
 	per := q.rowsPerStatement(n)
 	for i := 0; i < rows; {
 		m := chunkRows(rows-i, per)

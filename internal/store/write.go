@@ -119,7 +119,10 @@ var (
 			"value = excluded.value, systemmetadata = excluded.systemmetadata"}
 	insertEdges = bulkInsert{table: "edge",
 		cols:  []string{"source_urn", "relationship", "destination_urn", "source_aspect", "created_on", "created_actor", "properties"},
-		types: []string{"text", "text", "text", "text", "bigint", "text", "text"}}
+		types: []string{"text", "text", "text", "text", "bigint", "text", "text"},
+		// ReplaceEdges deletes an aspect's edges and writes each key once,
+		// so there is nothing to conflict with.
+		skipConflicts: true}
 )
 
 // DeleteAspect removes every version of one aspect and the edges derived from
