@@ -89,31 +89,55 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 			}
 		}
 	}
-	if err := a.flush(ctx); err != nil {
+	// From here on a.state is only read. A BackgroundIndexer builds the
+	// documents from it while the aspects, edges and audit rows are
+	// written, starting once the request's timeseries values (which
+	// documents include) are written; other indexers, which may read back
+	// from the transaction, run after everything else.
+	var finishIndex func(context.Context, bool) error
+	startIndex := func() (err error) {
+		if finishIndex == nil {
+			finishIndex, err = a.index(ctx)
+		}
+		return err
+	}
+	abandon := func(err error) (int, error) {
+		if finishIndex != nil {
+			_ = finishIndex(ctx, false)
+		}
 		return 0, err
 	}
-	if len(a.series) > 0 {
-		if err := a.tx.PutTimeseries(ctx, a.series); err != nil {
+	_, background := a.svc.indexer.(BackgroundIndexer)
+	if background && len(a.series) == 0 {
+		if err := startIndex(); err != nil {
 			return 0, err
 		}
 	}
-	// From here on a.state is only read: the documents are built from it
-	// while edges and audit rows are written.
-	finishIndex, err := a.index(ctx)
-	if err != nil {
-		return 0, err
+	if err := a.flush(ctx); err != nil {
+		return abandon(err)
+	}
+	if len(a.series) > 0 {
+		if err := a.tx.PutTimeseries(ctx, a.series); err != nil {
+			return abandon(err)
+		}
+	}
+	if background {
+		if err := startIndex(); err != nil {
+			return 0, err
+		}
 	}
 	if err := a.edges(ctx); err != nil {
-		_ = finishIndex(ctx, false)
-		return 0, err
+		return abandon(err)
 	}
 	if len(a.changes) > 0 {
 		for _, au := range a.svc.auditors {
 			if err := au.RecordChanges(ctx, a.tx, a.actor, a.now, a.changes); err != nil {
-				_ = finishIndex(ctx, false)
-				return 0, err
+				return abandon(err)
 			}
 		}
+	}
+	if err := startIndex(); err != nil {
+		return 0, err
 	}
 	if err := finishIndex(ctx, true); err != nil {
 		return 0, err
