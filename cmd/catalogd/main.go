@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -37,6 +38,7 @@ Run "catalogd <command> -h" for the flags of a command.
 // run is the whole program; main only supplies the process's environment so
 // that tests can run the real thing in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	tuneGC(getenv)
 	if len(args) < 2 {
 		return runServe(ctx, nil, getenv, stdout, stderr)
 	}
@@ -57,4 +59,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return fmt.Errorf("unknown command %q\n\n%s", cmd, usage)
+}
+
+// Garbage collector defaults, used unless GOGC or GOMEMLIMIT are set. A
+// request allocates much short-lived memory (decoded values, documents,
+// responses) over a small live heap, so Go's default (collect when the heap
+// doubles) collected every few milliseconds under load and its assists
+// slowed the single SQLite writer. Letting the heap grow to four times the
+// live data measured 7% faster ingest and entitiesV2 reads of 0.69-0.78 ms
+// instead of 0.95-1.07 ms p50, for about 30 MB more RSS; the memory limit
+// makes collection eager again before the Go heap grows past it.
+const (
+	defaultGCPercent   = 300
+	defaultMemoryLimit = 128 << 20
+)
+
+func tuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 }
