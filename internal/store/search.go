@@ -148,6 +148,26 @@ func (s *Search) migrations() []Migration {
 			}
 			return s.fillAutocomplete(ctx, tx, dialect)
 		},
+	}, {
+		Version: 4,
+		Name:    "fewer full-text segment merges",
+		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+			if dialect != SQLite {
+				return nil
+			}
+			// Every write transaction adds a segment to each FTS5 table;
+			// FTS5 merges a level's segments once it holds "automerge" of
+			// them (default 4). At 16 each word is merged about half as
+			// often: a full restore of 100k datasets ran 8-10% faster
+			// (its commits spent 14 of 49 s merging), and queries over the
+			// extra segments measured no slower.
+			for _, t := range []string{"search_fts", "search_ac"} {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO "+t+" ("+t+", rank) VALUES ('automerge', 16)"); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 	}}
 }
 

@@ -139,6 +139,14 @@ func TestSearchMigrations(t *testing.T) {
 				{Name: "platform", Type: "URN", Filter: true},
 			}
 			s := openSearch(t, db, fields)
+			if name == "sqlite" {
+				for _, table := range []string{"search_fts", "search_ac"} {
+					var v int
+					if err := db.Bun().QueryRowContext(ctx, "SELECT v FROM "+table+"_config WHERE k = 'automerge'").Scan(&v); err != nil || v != 16 {
+						t.Errorf("%s automerge = %d, %v; want 16", table, v, err)
+					}
+				}
+			}
 			docs := []catalog.Document{
 				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"alpha orders"}, "platform": {"urn:li:dataPlatform:hive"}, "tags": {"urn:li:tag:x", "urn:li:tag:y"}}},
 				{URN: "urn:li:dataset:(urn:li:dataPlatform:kafka,b,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"beta orders"}, "platform": {"urn:li:dataPlatform:kafka"}, "tags": {"urn:li:tag:x"}}},
