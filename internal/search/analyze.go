@@ -29,21 +29,39 @@ func IndexTokens(s string) []string {
 	return t.out
 }
 
+// Tokenizer is IndexTokens for callers that analyse many values in a row,
+// such as the values of a document: it keeps its memory from one value to
+// the next instead of allocating it for each. The zero value is ready; it is
+// not safe for concurrent use.
+type Tokenizer struct{ t tokenizer }
+
+// Tokens returns what IndexTokens returns for s, in a slice that is valid
+// until the next call.
+func (z *Tokenizer) Tokens(s string) []string {
+	if len(s) > maxTextLen {
+		s = s[:maxTextLen]
+	}
+	z.t.out, z.t.mapped = z.t.out[:0], false
+	eachWord(s, z.t.word)
+	return z.t.out
+}
+
 // tokenizer collects the tokens of IndexTokens. It runs on every text value
 // of every document an ingest writes, so the common case (ASCII words) is
 // lower-cased once per word, with parts sliced from it, and duplicates are
 // found by a scan until there are enough tokens for a map to pay.
 type tokenizer struct {
-	out   []string
-	seen  map[string]struct{}
-	parts [16]int // part start offsets of the current word (ASCII)
+	out    []string
+	seen   map[string]struct{}
+	mapped bool    // seen holds out (otherwise it is unused, possibly stale)
+	parts  [16]int // part start offsets of the current word (ASCII)
 }
 
 func (t *tokenizer) add(tok string) {
 	if tok == "" || len(tok) > maxTokenLen {
 		return
 	}
-	if t.seen != nil {
+	if t.mapped {
 		if _, ok := t.seen[tok]; ok {
 			return
 		}
@@ -55,7 +73,12 @@ func (t *tokenizer) add(tok string) {
 			}
 		}
 		if len(t.out) >= 16 {
-			t.seen = make(map[string]struct{}, 64)
+			if t.seen == nil {
+				t.seen = make(map[string]struct{}, 64)
+			} else {
+				clear(t.seen)
+			}
+			t.mapped = true
 			for _, o := range t.out {
 				t.seen[o] = struct{}{}
 			}

@@ -107,5 +107,14 @@ func FuzzIndexTokens(f *testing.F) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("IndexTokens(%q) = %q, want %q", s, got, want)
 		}
+		// A reused Tokenizer gives the same, whatever it analysed before:
+		// a value of many tokens (which switches to a map), and one of few.
+		var tz Tokenizer
+		many := "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp qqqq " + s
+		for _, v := range []string{many, s, "SampleHiveDataset", s, many} {
+			if got, want := tz.Tokens(v), indexTokensRef(v); !slices.Equal(got, want) {
+				t.Fatalf("Tokenizer.Tokens(%q) after other values = %q, want %q", v, got, want)
+			}
+		}
 	})
 }

@@ -391,6 +391,7 @@ func (s *Search) row(d catalog.Document) docRow {
 	stored := map[string][]string{}
 	acvals := map[string][]string{}
 	seen := map[string]bool{}
+	var tz search.Tokenizer
 	names := make([]string, 0, len(d.Fields))
 	for n := range d.Fields {
 		names = append(names, n)
@@ -440,7 +441,7 @@ func (s *Search) row(d catalog.Document) docRow {
 			if !f.QueryByDefault && !f.Autocomplete {
 				continue
 			}
-			toks := search.IndexTokens(str)
+			toks := tz.Tokens(str)
 			if f.QueryByDefault {
 				b := &buckets[bucketOf(f.Boost)]
 				for _, t := range toks {
