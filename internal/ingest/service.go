@@ -38,7 +38,7 @@ type EntityIndexer interface {
 // BackgroundIndexer is an EntityIndexer that builds documents while the
 // write goes on: on SQLite one transaction writes at a time, so building
 // the documents (interpreting annotations, tokenizing) on another core while
-// the writer inserts edges and audit rows shortens every write.
+// the writer inserts aspects, edges and audit rows shortens every write.
 type BackgroundIndexer interface {
 	EntityIndexer
 	// StartIndexing reads from tx what the documents of entities need
