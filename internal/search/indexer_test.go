@@ -129,6 +129,23 @@ func storedNames(as []catalog.Aspect) []string {
 	return out
 }
 
+// openEngine opens an SQLite store in a temporary directory, closed when
+// the test ends, and its search engine for the default registry's fields.
+func openEngine(t *testing.T) (*store.DB, *store.Search) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	eng, err := db.OpenSearch(ctx, search.Fields(registry.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, eng
+}
+
 // TestIndexEntitiesMatchesReindex ingests every record of the DataHub
 // samples, then PATCHes, deletes and rewrites some of them, and checks that
 // the documents ingest builds from what it holds are those Reindex builds
@@ -138,16 +155,8 @@ func TestIndexEntitiesMatchesReindex(t *testing.T) {
 		t.Skip("no ../shared/datahub-samples")
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, eng := openEngine(t)
 	reg := registry.Default()
-	eng, err := db.OpenSearch(ctx, search.Fields(reg))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := search.NewBuilder(reg)
 	chk := &checkingIndexer{t: t, b: b, idx: search.NewStoreIndexer(b, eng)}
 	svc := ingest.New(reg, db, ingest.WithIndexer(chk))
@@ -252,16 +261,8 @@ func TestIndexEntitiesMatchesReindex(t *testing.T) {
 // reported by finish.
 func TestStartIndexing(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, eng := openEngine(t)
 	reg := registry.Default()
-	eng, err := db.OpenSearch(ctx, search.Fields(reg))
-	if err != nil {
-		t.Fatal(err)
-	}
 	idx := search.NewStoreIndexer(search.NewBuilder(reg), eng)
 	urn := "urn:li:dataset:(urn:li:dataPlatform:hive,db.orders_daily,PROD)"
 	ent := ingest.Entity{URN: urn, Aspects: []ingest.LatestAspect{{Aspect: catalog.Aspect{
