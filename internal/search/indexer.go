@@ -31,27 +31,60 @@ func (b *Builder) Documents(ctx context.Context, r catalog.Reader, urns []string
 	if err != nil {
 		return nil, nil, fmt.Errorf("read aspects to index: %w", err)
 	}
-	return b.documentsFrom(ctx, r, urns, latest)
+	return b.documentsFrom(ctx, r, entities(urns, latest))
 }
 
-// documentsFrom builds documents from aspects already read.
-func (b *Builder) documentsFrom(ctx context.Context, r catalog.Reader, urns []string, latest map[string][]catalog.Aspect) (docs []catalog.Document, deletes []string, err error) {
-	series, err := b.latestSeries(ctx, r, urns, func(u string) bool { return len(latest[u]) > 0 })
+// documentsFrom builds the documents of entities from their latest
+// aspects, already read (decoded or not), and their latest timeseries
+// values, read from r.
+func (b *Builder) documentsFrom(ctx context.Context, r catalog.Reader, entities []ingest.Entity) (docs []catalog.Document, deletes []string, err error) {
+	series, err := b.seriesOf(ctx, r, entities)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, u := range urns {
-		doc, ok, err := b.Build(u, latest[u], series[u])
+	return b.build(entities, series)
+}
+
+// seriesOf reads the latest timeseries values of the entities that have
+// aspects.
+func (b *Builder) seriesOf(ctx context.Context, r catalog.Reader, entities []ingest.Entity) (map[string][]catalog.TimeseriesValue, error) {
+	urns := make([]string, len(entities))
+	has := make(map[string]bool, len(entities))
+	for i, e := range entities {
+		urns[i] = e.URN
+		has[e.URN] = len(e.Aspects) > 0
+	}
+	return b.latestSeries(ctx, r, urns, func(u string) bool { return has[u] })
+}
+
+// build makes the documents of entities; those without aspects, or of an
+// unknown type, are returned as deletes.
+func (b *Builder) build(entities []ingest.Entity, series map[string][]catalog.TimeseriesValue) (docs []catalog.Document, dels []string, err error) {
+	for _, e := range entities {
+		doc, ok, err := b.BuildLatest(e.URN, e.Aspects, series[e.URN])
 		if err != nil {
 			return nil, nil, err
 		}
 		if !ok {
-			deletes = append(deletes, u)
+			dels = append(dels, e.URN)
 			continue
 		}
 		docs = append(docs, doc)
 	}
-	return docs, deletes, nil
+	return docs, dels, nil
+}
+
+// entities pairs each of urns with its aspects in latest.
+func entities(urns []string, latest map[string][]catalog.Aspect) []ingest.Entity {
+	out := make([]ingest.Entity, len(urns))
+	for i, u := range urns {
+		out[i].URN = u
+		out[i].Aspects = make([]ingest.LatestAspect, len(latest[u]))
+		for j, a := range latest[u] {
+			out[i].Aspects[j].Aspect = a
+		}
+	}
+	return out
 }
 
 // latestSeries reads the newest value of each searchable timeseries aspect
@@ -137,13 +170,7 @@ func (x *StoreIndexer) IndexEntities(ctx context.Context, tx catalog.Tx, entitie
 // when the engine prepares documents apart from writing them (DocPreparer),
 // they are built and prepared on another goroutine until finish.
 func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entities []ingest.Entity) (finish func(ctx context.Context, write bool) error, err error) {
-	urns := make([]string, len(entities))
-	has := make(map[string]bool, len(entities))
-	for i, e := range entities {
-		urns[i] = e.URN
-		has[e.URN] = len(e.Aspects) > 0
-	}
-	series, err := x.b.latestSeries(ctx, tx, urns, func(u string) bool { return has[u] })
+	series, err := x.b.seriesOf(ctx, tx, entities)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +180,7 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 			if !write {
 				return nil
 			}
-			docs, dels, err := x.build(entities, series)
+			docs, dels, err := x.b.build(entities, series)
 			if err != nil {
 				return err
 			}
@@ -176,7 +203,7 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 			ch <- b
 		}()
 		var docs []catalog.Document
-		if docs, b.dels, b.err = x.build(entities, series); b.err == nil {
+		if docs, b.dels, b.err = x.b.build(entities, series); b.err == nil {
 			b.docs = p.PrepareDocuments(docs)
 		}
 	}()
@@ -190,23 +217,6 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 		}
 		return p.WritePrepared(ctx, tx, b.docs, b.dels)
 	}, nil
-}
-
-// build makes the documents of entities; those without aspects, or of an
-// unknown type, are returned as deletes.
-func (x *StoreIndexer) build(entities []ingest.Entity, series map[string][]catalog.TimeseriesValue) (docs []catalog.Document, dels []string, err error) {
-	for _, e := range entities {
-		doc, ok, err := x.b.BuildLatest(e.URN, e.Aspects, series[e.URN])
-		if err != nil {
-			return nil, nil, err
-		}
-		if !ok {
-			dels = append(dels, e.URN)
-			continue
-		}
-		docs = append(docs, doc)
-	}
-	return docs, dels, nil
 }
 
 // DocPreparer is implemented by in-store engines that convert documents to
@@ -238,8 +248,8 @@ type PreparedDocuments any
 
 // IndexLoaded rebuilds documents from aspects the caller already read
 // (a restore scanning the aspect table), sparing a second read.
-func (x *StoreIndexer) IndexLoaded(ctx context.Context, tx catalog.Tx, urns []string, latest map[string][]catalog.Aspect) error {
-	docs, dels, err := x.b.documentsFrom(ctx, tx, urns, latest)
+func (x *StoreIndexer) IndexLoaded(ctx context.Context, tx catalog.Tx, entities []ingest.Entity) error {
+	docs, dels, err := x.b.documentsFrom(ctx, tx, entities)
 	if err != nil {
 		return err
 	}

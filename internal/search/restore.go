@@ -239,8 +239,8 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 			var b prepared
 			if p.err != nil {
 				b.err = fmt.Errorf("restore indices: %w", p.err)
-			} else if b.loaded, b.err = r.load(p.rows); b.err == nil && len(b.urns) > 0 {
-				docs, _, err := si.b.documentsFrom(ctx, r.store, b.urns, b.latest)
+			} else if b.loaded, b.err = r.load(p.rows); b.err == nil && len(b.entities) > 0 {
+				docs, _, err := si.b.documentsFrom(ctx, r.store, b.entities)
 				if err != nil {
 					b.err = fmt.Errorf("restore indices: %w", err)
 				} else {
@@ -263,8 +263,8 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 		}
 		res.Rows += b.rows
 		res.Ignored += b.ignored
-		if len(b.urns) > 0 {
-			res.Entities += len(b.urns)
+		if len(b.entities) > 0 {
+			res.Entities += len(b.entities)
 			if err := r.store.Update(ctx, func(tx catalog.Tx) error {
 				if len(b.edges) > 0 {
 					if err := tx.ReplaceEdges(ctx, b.edges); err != nil {
@@ -283,16 +283,17 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 
 // loaded is a batch of rows grouped for indexing.
 type loaded struct {
-	urns          []string
-	latest        map[string][]catalog.Aspect
+	entities      []ingest.Entity
 	edges         []catalog.EdgeSet
 	rows, ignored int
 }
 
-// load groups rows by entity and derives the edges of their aspects; rows
-// of unknown entity types or aspects are counted as ignored.
+// load groups rows by entity and derives the edges of their aspects,
+// keeping the values it decodes for the documents; rows of unknown entity
+// types or aspects are counted as ignored.
 func (r *Restorer) load(rows []catalog.Aspect) (loaded, error) {
-	l := loaded{latest: map[string][]catalog.Aspect{}}
+	var l loaded
+	at := map[string]int{} // index in l.entities
 	for _, row := range rows {
 		u, err := catalog.ParseURN(row.URN)
 		ent := (*catalog.EntitySpec)(nil)
@@ -305,10 +306,13 @@ func (r *Restorer) load(rows []catalog.Aspect) (loaded, error) {
 			continue
 		}
 		l.rows++
-		if _, ok := l.latest[row.URN]; !ok {
-			l.urns = append(l.urns, row.URN)
+		i, ok := at[row.URN]
+		if !ok {
+			i = len(l.entities)
+			at[row.URN] = i
+			l.entities = append(l.entities, ingest.Entity{URN: row.URN})
 		}
-		l.latest[row.URN] = append(l.latest[row.URN], row)
+		la := ingest.LatestAspect{Aspect: row}
 		if len(spec.Relationships) > 0 {
 			v, ok := fastjson.Decode(row.Value)
 			if !ok {
@@ -319,7 +323,9 @@ func (r *Restorer) load(rows []catalog.Aspect) (loaded, error) {
 				}
 			}
 			l.edges = append(l.edges, catalog.EdgeSet{URN: row.URN, Aspect: row.Name, Edges: ingest.Edges(row.URN, spec, v, row.Created)})
+			la.Decoded = v
 		}
+		l.entities[i].Aspects = append(l.entities[i].Aspects, la)
 	}
 	return l, nil
 }
@@ -334,10 +340,10 @@ func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *Restor
 	if err != nil {
 		return err
 	}
-	if len(l.urns) == 0 {
+	if len(l.entities) == 0 {
 		return nil
 	}
-	res.Entities += len(l.urns)
+	res.Entities += len(l.entities)
 	return r.store.Update(ctx, func(tx catalog.Tx) error {
 		if len(l.edges) > 0 {
 			if err := tx.ReplaceEdges(ctx, l.edges); err != nil {
@@ -345,8 +351,12 @@ func (r *Restorer) apply(ctx context.Context, rows []catalog.Aspect, res *Restor
 			}
 		}
 		if si, ok := r.idx.(*StoreIndexer); ok && complete {
-			return si.IndexLoaded(ctx, tx, l.urns, l.latest)
+			return si.IndexLoaded(ctx, tx, l.entities)
 		}
-		return r.idx.Reindex(ctx, tx, l.urns)
+		urns := make([]string, len(l.entities))
+		for i, e := range l.entities {
+			urns[i] = e.URN
+		}
+		return r.idx.Reindex(ctx, tx, urns)
 	})
 }
