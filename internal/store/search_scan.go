@@ -16,12 +16,22 @@ func (r reader) LatestTimeseries(ctx context.Context, urns, aspects []string) ([
 	q := r.db.q
 	var out []catalog.TimeseriesValue
 	err := r.snapshot(ctx, func(x querier) error {
-		rows, err := x.QueryContext(ctx, q.rebind(`SELECT t.urn, t.entity, t.aspect, t.timestamp_ms, t."partition", t.message_id, t.value
+		query := `SELECT t.urn, t.entity, t.aspect, t.timestamp_ms, t."partition", t.message_id, t.value
 FROM timeseries_aspect t
 JOIN (SELECT urn, aspect, MAX(timestamp_ms) AS ts FROM timeseries_aspect
-      WHERE `+q.inList("urn")+` AND `+q.inList("aspect")+` GROUP BY urn, aspect) m
+      WHERE urn IN (SELECT value FROM json_each(?)) AND aspect IN (SELECT value FROM json_each(?)) GROUP BY urn, aspect) m
 ON t.urn = m.urn AND t.aspect = m.aspect AND t.timestamp_ms = m.ts
-ORDER BY t.urn, t.aspect, t."partition" DESC, t.message_id DESC`), q.listArg(urns), q.listArg(aspects))
+ORDER BY t.urn, t.aspect, t."partition" DESC, t.message_id DESC`
+		if q.pg {
+			// Index probes per URN and aspect, as Tx.Current does (see there).
+			query = `SELECT t.urn, t.entity, t.aspect, t.timestamp_ms, t."partition", t.message_id, t.value
+FROM unnest($1::text[]) AS u(urn)
+CROSS JOIN unnest($2::text[]) AS s(aspect)
+CROSS JOIN LATERAL (SELECT * FROM timeseries_aspect AS x WHERE x.urn = u.urn AND x.aspect = s.aspect
+	AND x.timestamp_ms = (SELECT MAX(y.timestamp_ms) FROM timeseries_aspect AS y WHERE y.urn = u.urn AND y.aspect = s.aspect) OFFSET 0) AS t
+ORDER BY t.urn, t.aspect, t."partition" DESC, t.message_id DESC`
+		}
+		rows, err := x.QueryContext(ctx, query, q.listArg(urns), q.listArg(aspects))
 		if err != nil {
 			return err
 		}

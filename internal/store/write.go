@@ -30,10 +30,21 @@ func (tx *Tx) Current(ctx context.Context, urns []string) (map[string]map[string
 			return nil, tx.db.fail(ctx, err, "lock %s", describeURNs(urns))
 		}
 	}
-	rows, err := tx.q.QueryContext(ctx, qs.rebind(`SELECT a.urn, a.aspect, a.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, m.maxversion
+	query := `SELECT a.urn, a.aspect, a.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, m.maxversion
 FROM metadata_aspect_v2 AS a
-JOIN (SELECT urn, aspect, MAX(version) AS maxversion FROM metadata_aspect_v2 WHERE `+qs.inList("urn")+` GROUP BY urn, aspect) AS m
-ON a.urn = m.urn AND a.aspect = m.aspect AND a.version = 0`), qs.listArg(urns))
+JOIN (SELECT urn, aspect, MAX(version) AS maxversion FROM metadata_aspect_v2 WHERE urn IN (SELECT value FROM json_each(?)) GROUP BY urn, aspect) AS m
+ON a.urn = m.urn AND a.aspect = m.aspect AND a.version = 0`
+	if qs.pg {
+		// One index probe per URN, whatever the statistics say: during a
+		// bulk load they lag the table's growth, and the planner, taking
+		// each URN for thousands of rows, hash-joined a scan of the whole
+		// table (140 ms a batch of 33 existing entities instead of 1.7).
+		query = `SELECT a.urn, a.aspect, a.version, a.metadata, a.systemmetadata, a.createdon, a.createdby,
+	(SELECT MAX(m.version) FROM metadata_aspect_v2 AS m WHERE m.urn = a.urn AND m.aspect = a.aspect)
+FROM unnest($1::text[]) AS u(urn)
+CROSS JOIN LATERAL (SELECT * FROM metadata_aspect_v2 AS x WHERE x.urn = u.urn AND x.version = 0 OFFSET 0) AS a`
+	}
+	rows, err := tx.q.QueryContext(ctx, query, qs.listArg(urns))
 	if err != nil {
 		return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
 	}
