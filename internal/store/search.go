@@ -14,6 +14,7 @@ import (
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/search"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 	"modernc.org/sqlite"
 )
@@ -59,7 +60,7 @@ var _ catalog.SearchIndex = (*Search)(nil)
 var (
 	boostFloors  = []float64{8, 3, 1, 0.4, 0} // bucket i holds boosts >= boostFloors[i]
 	bucketWeight = []string{"10", "4", "1", "0.5", "0.15"}
-	pgWeight     = []string{"A", "B", "C", "D", "D"}
+	pgWeight     = []pgtype.TSVectorWeight{pgtype.TSVectorWeightA, pgtype.TSVectorWeightB, pgtype.TSVectorWeightC, pgtype.TSVectorWeightD, pgtype.TSVectorWeightD}
 )
 
 // maxKeywordLen bounds the values kept in the keyword table (Elasticsearch's
@@ -329,11 +330,12 @@ type docRow struct {
 	id            int64
 	urn, entity   string
 	removed, long int64
-	fields        string    // JSON of the stored string values
-	facets        string    // filter fields' keyword values, see facetsOf
-	text          [5]string // words per boost bucket
-	ac            string    // words of the autocomplete fields
-	acvals        string    // JSON of the autocomplete fields' values
+	fields        string          // JSON of the stored string values
+	facets        string          // filter fields' keyword values, see facetsOf
+	text          [5]string       // words per boost bucket
+	ac            string          // words of the autocomplete fields
+	tsv, acv      pgtype.TSVector // text and ac as PostgreSQL indexes them
+	acvals        string          // JSON of the autocomplete fields' values
 	kw            []kwRow
 	browse        []string // normalized paths
 }
@@ -463,6 +465,10 @@ func (s *Search) row(d catalog.Document) docRow {
 	}
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
+	if s.db.q.pg {
+		r.tsv = tsVector(r.text[:], pgWeight)
+		r.acv = tsVector([]string{r.ac}, []pgtype.TSVectorWeight{pgtype.TSVectorWeightD})
+	}
 	b, _ := json.Marshal(stored) // maps of string slices: cannot fail
 	r.fields = string(b)
 	b, _ = json.Marshal(acvals)
@@ -962,29 +968,17 @@ func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update b
 	ids := make(map[string]int64, len(rows))
 	if q.pg {
 		n := len(rows)
-		urn, ent, fields, facets, ac, acvals := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		urn, ent, fields, facets, acvals := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		removed, long := make([]int64, n), make([]int64, n)
-		text := make([][]string, len(boostFloors))
-		for i := range text {
-			text[i] = make([]string, n)
-		}
+		tsv, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
 		for i, r := range rows {
-			urn[i], ent[i], removed[i], long[i], fields[i], facets[i], ac[i], acvals[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.ac, r.acvals
-			for b := range text {
-				text[b][i] = r.text[b]
-			}
-		}
-		var tsv []string
-		for b := range text {
-			tsv = append(tsv, fmt.Sprintf("setweight(to_tsvector('simple', t%d), '%s')", b, pgWeight[b]))
+			urn[i], ent[i], removed[i], long[i], fields[i], facets[i], acvals[i], tsv[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.acvals, r.tsv, r.acv
 		}
 		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, facets, acvals, tsv, ac)
-SELECT u, e, r, l, f, fc, av, ` + strings.Join(tsv, " || ") + `, to_tsvector('simple', a)
-FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-AS t(u, e, r, l, f, fc, av, t0, t1, t2, t3, t4, a)
+SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::tsvector[], $9::tsvector[])
 ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, facets = EXCLUDED.facets, acvals = EXCLUDED.acvals, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
 RETURNING id, urn`
-		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, facets, acvals, text[0], text[1], text[2], text[3], text[4], ac)
+		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, facets, acvals, tsv, ac)
 		if err != nil {
 			return err
 		}

@@ -232,16 +232,12 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 // better).
 func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
-		parts := make([]string, len(tokens))
-		for i, t := range tokens {
-			parts[i] = t + ":*"
-		}
 		col := "d.tsv"
 		if column == "ac" {
 			col = "d.ac"
 		}
-		return "search_doc d", col + " @@ to_tsquery('simple', ?)",
-			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", to_tsquery('simple', ?))", strings.Join(parts, " & ")
+		return "search_doc d", col + " @@ ?::tsquery",
+			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", ?::tsquery)", tsQuery(tokens)
 	}
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {

@@ -1,0 +1,4 @@
+package store
+
+// TSVector exposes tsVector to the tests of package store_test.
+var TSVector = tsVector
