@@ -216,9 +216,14 @@ func openSQLite(path string, o options) (*DB, error) {
 }
 
 // checkpointEvery is how often the SQLite WAL is copied back into the
-// database file. A passive checkpoint never blocks writers or readers, so a
-// short period keeps the WAL small without slowing ingest.
-const checkpointEvery = 200 * time.Millisecond
+// database file. A passive checkpoint never blocks writers or readers, but
+// it copies each page changed since the last one, and the pages every
+// transaction changes (upper levels of the indexes, the ends of the
+// tables) were copied five times a second: at 1 s instead of 200 ms an
+// ingest of 60k datasets waited half as long for the disk (4 s instead of
+// 8) and ran 5-15% faster, with a WAL of at most about walRestartFrames
+// plus a second of writes.
+const checkpointEvery = time.Second
 
 // walRestartFrames is the WAL length, in frames, past which the checkpointer
 // also rewinds the WAL. Passive checkpoints alone never do under sustained
