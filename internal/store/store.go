@@ -94,8 +94,8 @@ func WithMaxConns(n int) Option {
 }
 
 // WithCheckpoints sets how often SQLite's WAL is copied into the database
-// file (default 200ms) and the WAL length in frames past which it is also
-// rewound (default 2048).
+// file (default checkpointEvery) and the WAL length in frames past which it
+// is also rewound (default walRestartFrames).
 func WithCheckpoints(every time.Duration, restartFrames int) Option {
 	return func(o *options) { o.checkpointEvery, o.restartFrames = every, restartFrames }
 }
