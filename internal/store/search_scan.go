@@ -19,7 +19,7 @@ func (r reader) LatestTimeseries(ctx context.Context, urns, aspects []string) ([
 		query := `SELECT t.urn, t.entity, t.aspect, t.timestamp_ms, t."partition", t.message_id, t.value
 FROM timeseries_aspect t
 JOIN (SELECT urn, aspect, MAX(timestamp_ms) AS ts FROM timeseries_aspect
-      WHERE urn IN (SELECT value FROM json_each(?)) AND aspect IN (SELECT value FROM json_each(?)) GROUP BY urn, aspect) m
+      WHERE ` + q.inList("urn") + ` AND ` + q.inList("aspect") + ` GROUP BY urn, aspect) m
 ON t.urn = m.urn AND t.aspect = m.aspect AND t.timestamp_ms = m.ts
 ORDER BY t.urn, t.aspect, t."partition" DESC, t.message_id DESC`
 		if q.pg {

@@ -28,15 +28,12 @@ func tsVector(texts []string, weights []pgtype.TSVectorWeight) pgtype.TSVector {
 	at := map[string]int{}
 	var lex []pgtype.TSVectorLexeme
 	offset := 0 // the highest position so far
-	var local map[string][]uint16
+	local := map[string][]uint16{}
 	var order []string
 	for i, text := range texts {
 		// to_tsvector of this text: positions from 1, the last one shared
 		// by every later word, equal ones once, at most maxTSPositions.
 		clear(local)
-		if local == nil {
-			local = map[string][]uint16{}
-		}
 		order = order[:0]
 		pos := 0
 		for len(text) > 0 {

@@ -32,7 +32,7 @@ func (tx *Tx) Current(ctx context.Context, urns []string) (map[string]map[string
 	}
 	query := `SELECT a.urn, a.aspect, a.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, m.maxversion
 FROM metadata_aspect_v2 AS a
-JOIN (SELECT urn, aspect, MAX(version) AS maxversion FROM metadata_aspect_v2 WHERE urn IN (SELECT value FROM json_each(?)) GROUP BY urn, aspect) AS m
+JOIN (SELECT urn, aspect, MAX(version) AS maxversion FROM metadata_aspect_v2 WHERE ` + qs.inList("urn") + ` GROUP BY urn, aspect) AS m
 ON a.urn = m.urn AND a.aspect = m.aspect AND a.version = 0`
 	if qs.pg {
 		// One index probe per URN, whatever the statistics say: during a
