@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/search"
 )
 
@@ -646,15 +647,13 @@ func (s *Search) matched(tokens []string, fieldsJSON string) []catalog.MatchedFi
 	if len(tokens) == 0 {
 		return out
 	}
-	var fields map[string][]string
-	if err := json.Unmarshal([]byte(fieldsJSON), &fields); err != nil {
+	fields, ok := s.queriedValues(fieldsJSON)
+	if !ok {
 		return out
 	}
 	names := make([]string, 0, len(fields))
 	for n := range fields {
-		if s.fields[n].QueryByDefault {
-			names = append(names, n)
-		}
+		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool {
 		bi, bj := s.fields[names[i]].Boost, s.fields[names[j]].Boost
@@ -671,6 +670,37 @@ func (s *Search) matched(tokens []string, fieldsJSON string) []catalog.MatchedFi
 		}
 	}
 	return out
+}
+
+// queriedValues decodes the values of the query-by-default fields from a
+// document's "fields" JSON. It skips the other fields' values undecoded:
+// this runs for every hit of a page.
+func (s *Search) queriedValues(fieldsJSON string) (map[string][]string, bool) {
+	fields := map[string][]string{}
+	ok := fastjson.Object([]byte(fieldsJSON), func(name string, raw []byte) bool {
+		if !s.fields[name].QueryByDefault {
+			return true
+		}
+		return fastjson.Array(raw, func(v []byte) bool {
+			str, ok := fastjson.String(v)
+			fields[name] = append(fields[name], str)
+			return ok
+		})
+	})
+	if ok {
+		return fields, true
+	}
+	// Input fastjson leaves to encoding/json (unusual escapes, say).
+	var all map[string][]string
+	if err := json.Unmarshal([]byte(fieldsJSON), &all); err != nil {
+		return nil, false
+	}
+	for n := range all {
+		if !s.fields[n].QueryByDefault {
+			delete(all, n)
+		}
+	}
+	return all, true
 }
 
 // Autocomplete suggests values of autocomplete fields whose words start
