@@ -63,38 +63,234 @@ type policy struct {
 	res        resourceFilter
 }
 
-// resourceFilter is a DataHubResourceFilter: all resources, or those of the
-// listed types and URNs. Criteria catalogd cannot evaluate (domains, tags)
-// select nothing, so that they never grant more than intended.
+// resourceFilter is a DataHubResourceFilter: all resources, or those that
+// meet every criterion. A criterion on a field or with a condition catalogd
+// does not know makes the filter select nothing, so that a policy never
+// grants more than intended.
 type resourceFilter struct {
-	all     bool
-	types   map[string]bool
-	urns    map[string]bool
-	unknown bool
+	all      bool
+	criteria []criterion
+	unknown  bool
 }
 
-func (f *resourceFilter) matches(r Resource) bool {
-	if f.all || r == (Resource{}) {
-		return true
+// Resource fields a criterion can test, as DataHub names them (TYPE and
+// URN are the older names of RESOURCE_TYPE and RESOURCE_URN).
+const (
+	fieldType      = "RESOURCE_TYPE"
+	fieldURN       = "RESOURCE_URN"
+	fieldDomain    = "DOMAIN"
+	fieldTag       = "TAG"
+	fieldContainer = "CONTAINER"
+	fieldOwner     = "OWNER"
+	fieldInstance  = "DATA_PLATFORM_INSTANCE"
+)
+
+var fieldNames = map[string]string{
+	"TYPE": fieldType, fieldType: fieldType, "URN": fieldURN, fieldURN: fieldURN,
+	fieldDomain: fieldDomain, fieldTag: fieldTag, fieldContainer: fieldContainer,
+	fieldOwner: fieldOwner, fieldInstance: fieldInstance,
+}
+
+// criterion is a PolicyMatchCriterion: the resource's values of field
+// compared with values under condition (EQUALS, STARTS_WITH, NOT_EQUALS).
+type criterion struct {
+	field, condition string
+	values           []string
+}
+
+// test applies the condition to the resource's values of the field; entity
+// types compare without case, as policies name them either way.
+func (c criterion) test(have []string) bool {
+	eq := func(a, b string) bool { return a == b }
+	if c.field == fieldType {
+		eq = strings.EqualFold
 	}
-	if f.unknown {
-		return false
-	}
-	if len(f.types) > 0 && !f.types[strings.ToLower(r.Type)] {
-		return false
-	}
-	if len(f.urns) > 0 {
-		if r.URN == "" {
-			for u := range f.urns {
-				if x, err := catalog.ParseURN(u); err == nil && strings.EqualFold(x.EntityType(), r.Type) {
+	anyMatch := func(match func(h, v string) bool) bool {
+		for _, h := range have {
+			for _, v := range c.values {
+				if match(h, v) {
 					return true
 				}
 			}
+		}
+		return false
+	}
+	switch c.condition {
+	case "STARTS_WITH":
+		return anyMatch(func(h, v string) bool { return len(h) >= len(v) && eq(h[:len(v)], v) })
+	case "NOT_EQUALS":
+		return !anyMatch(eq)
+	}
+	return anyMatch(eq)
+}
+
+// matches reports whether r meets the filter, reading the resource's
+// aspects through fields only when a criterion needs them.
+func (f *resourceFilter) matches(ctx context.Context, r Resource, fields *resourceFields) (bool, error) {
+	if f.all || r == (Resource{}) {
+		return true, nil
+	}
+	if f.unknown || len(f.criteria) == 0 {
+		return false, nil
+	}
+	for _, c := range f.criteria {
+		if r.URN == "" {
+			// Some resource of a type: only its type, and the URNs named,
+			// can be told.
+			if !unnamedMatches(c, r.Type) {
+				return false, nil
+			}
+			continue
+		}
+		have, err := fields.values(ctx, c.field)
+		if err != nil {
+			return false, err
+		}
+		if !c.test(have) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// unnamedMatches tests c against a resource known by its type alone: a URN
+// criterion holds when it names some entity of that type.
+func unnamedMatches(c criterion, entityType string) bool {
+	switch c.field {
+	case fieldType:
+		return c.test([]string{entityType})
+	case fieldURN:
+		if c.condition != "EQUALS" {
 			return false
 		}
-		return f.urns[r.URN]
+		for _, u := range c.values {
+			if x, err := catalog.ParseURN(u); err == nil && strings.EqualFold(x.EntityType(), entityType) {
+				return true
+			}
+		}
 	}
-	return len(f.types) > 0
+	return false
+}
+
+// maxAncestors bounds the walk up domain and container hierarchies, which
+// nothing stops from holding a cycle.
+const maxAncestors = 16
+
+// resourceFields resolves the fields of one resource that criteria test,
+// reading its aspects at most once per authorization check.
+type resourceFields struct {
+	s      *Service
+	r      Resource
+	loaded map[string][]string
+	walked map[string]bool // fields whose values include their ancestors
+}
+
+func (f *resourceFields) values(ctx context.Context, field string) ([]string, error) {
+	switch field {
+	case fieldType:
+		return []string{f.r.Type}, nil
+	case fieldURN:
+		return []string{f.r.URN}, nil
+	}
+	if f.loaded == nil {
+		if err := f.load(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if parent := hierarchies[field]; parent != "" && !f.walked[field] {
+		all, err := f.ancestors(ctx, f.loaded[field], parent)
+		if err != nil {
+			return nil, err
+		}
+		f.loaded[field] = all
+		f.walked[field] = true
+	}
+	return f.loaded[field], nil
+}
+
+// hierarchies names, for the fields whose values have parents, the aspect
+// of a value that names its parent.
+var hierarchies = map[string]string{fieldDomain: "domainProperties", fieldContainer: "container"}
+
+// resourceAspects is what the aspects read for criteria hold, decoded
+// together: each aspect fills its own members.
+type resourceAspects struct {
+	Domains []string `json:"domains"`
+	Tags    []struct {
+		Tag string `json:"tag"`
+	} `json:"tags"`
+	Container string `json:"container"`
+	Owners    []struct {
+		Owner string `json:"owner"`
+	} `json:"owners"`
+	Instance     string `json:"instance"`
+	ParentDomain string `json:"parentDomain"`
+}
+
+// load reads the resource's domains, tags, container, owners and platform
+// instance, the fields DataHub's policy engine resolves; values adds the
+// domains and containers above them when a criterion asks.
+func (f *resourceFields) load(ctx context.Context) error {
+	urn := f.r.URN
+	m, err := f.s.db.LatestAspects(ctx, []string{urn}, []string{"domains", "globalTags", "container", "ownership", "dataPlatformInstance"})
+	if err != nil {
+		return fmt.Errorf("read %s for policy criteria: %w", urn, err)
+	}
+	out := map[string][]string{}
+	for _, a := range m[urn] {
+		var v resourceAspects
+		if err := json.Unmarshal(a.Value, &v); err != nil {
+			return fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
+		}
+		out[fieldDomain] = append(out[fieldDomain], v.Domains...)
+		for _, t := range v.Tags {
+			out[fieldTag] = append(out[fieldTag], t.Tag)
+		}
+		for _, o := range v.Owners {
+			out[fieldOwner] = append(out[fieldOwner], o.Owner)
+		}
+		if v.Container != "" {
+			out[fieldContainer] = append(out[fieldContainer], v.Container)
+		}
+		if v.Instance != "" {
+			out[fieldInstance] = append(out[fieldInstance], v.Instance)
+		}
+	}
+	f.loaded, f.walked = out, map[string]bool{}
+	return nil
+}
+
+// ancestors returns urns and, level by level, the parents their aspect
+// names (a domain's parentDomain, a container's container).
+func (f *resourceFields) ancestors(ctx context.Context, urns []string, aspect string) ([]string, error) {
+	seen := map[string]bool{}
+	for _, u := range urns {
+		seen[u] = true
+	}
+	out, level := urns, urns
+	for depth := 0; depth < maxAncestors && len(level) > 0; depth++ {
+		m, err := f.s.db.LatestAspects(ctx, level, []string{aspect})
+		if err != nil {
+			return nil, fmt.Errorf("read parents for policy criteria: %w", err)
+		}
+		var next []string
+		for _, u := range level {
+			for _, a := range m[u] {
+				var v resourceAspects
+				if err := json.Unmarshal(a.Value, &v); err != nil {
+					return nil, fmt.Errorf("decode %s of %s: %w", a.Name, u, err)
+				}
+				for _, p := range []string{v.ParentDomain, v.Container} {
+					if p != "" && !seen[p] {
+						seen[p] = true
+						next = append(next, p)
+					}
+				}
+			}
+		}
+		out, level = append(out, next...), next
+	}
+	return out, nil
 }
 
 // policyInfo is the part of dataHubPolicyInfo evaluation reads.
@@ -111,17 +307,20 @@ type policyInfo struct {
 		ResourceOwners bool     `json:"resourceOwners"`
 	} `json:"actors"`
 	Resources *struct {
-		Type         string   `json:"type"`
-		Resources    []string `json:"resources"`
-		AllResources bool     `json:"allResources"`
-		Filter       *struct {
-			Criteria []struct {
-				Field     string   `json:"field"`
-				Values    []string `json:"values"`
-				Condition string   `json:"condition"`
-			} `json:"criteria"`
-		} `json:"filter"`
+		Type         string        `json:"type"`
+		Resources    []string      `json:"resources"`
+		AllResources bool          `json:"allResources"`
+		Filter       *policyFilter `json:"filter"`
 	} `json:"resources"`
+}
+
+// policyFilter is a PolicyMatchFilter.
+type policyFilter struct {
+	Criteria []struct {
+		Field     string   `json:"field"`
+		Values    []string `json:"values"`
+		Condition string   `json:"condition"`
+	} `json:"criteria"`
 }
 
 func set(vals []string) map[string]bool {
@@ -153,39 +352,40 @@ func compile(urn string, raw []byte) (*policy, error) {
 	case r.AllResources:
 		p.res.all = true
 	default:
-		p.res.types, p.res.urns = map[string]bool{}, map[string]bool{}
-		if r.Type != "" {
-			p.res.types[strings.ToLower(r.Type)] = true
-		}
-		for _, u := range r.Resources {
-			p.res.urns[u] = true
-		}
-		if r.Filter != nil {
-			for _, c := range r.Filter.Criteria {
-				if c.Condition != "" && !strings.EqualFold(c.Condition, "EQUALS") {
-					p.res.unknown = true
-					continue
-				}
-				switch strings.ToUpper(c.Field) {
-				case "TYPE", "RESOURCE_TYPE":
-					for _, v := range c.Values {
-						p.res.types[strings.ToLower(v)] = true
-					}
-				case "URN", "RESOURCE_URN":
-					for _, v := range c.Values {
-						p.res.urns[v] = true
-					}
-				default:
-					p.res.unknown = true
-				}
-			}
-		}
-		if len(p.res.types) == 0 && len(p.res.urns) == 0 && !p.res.unknown {
-			// A filter that names nothing selects everything, as in DataHub.
-			p.res.all = true
-		}
+		p.res = compileFilter(r.Type, r.Resources, r.Filter)
 	}
 	return p, nil
+}
+
+// compileFilter prepares a resource filter as DataHub's policy engine reads
+// it: the filter's criteria when there is a filter; otherwise the legacy
+// type, with the legacy URN list only alongside a type.
+func compileFilter(typ string, urns []string, filter *policyFilter) resourceFilter {
+	var f resourceFilter
+	if filter == nil {
+		if typ != "" {
+			f.criteria = append(f.criteria, criterion{field: fieldType, condition: "EQUALS", values: []string{typ}})
+			if len(urns) > 0 {
+				f.criteria = append(f.criteria, criterion{field: fieldURN, condition: "EQUALS", values: urns})
+			}
+		}
+	} else {
+		for _, c := range filter.Criteria {
+			field, ok := fieldNames[strings.ToUpper(c.Field)]
+			cond := strings.ToUpper(c.Condition)
+			if cond == "" {
+				cond = "EQUALS"
+			}
+			if !ok || (cond != "EQUALS" && cond != "STARTS_WITH" && cond != "NOT_EQUALS") {
+				f.unknown = true
+				continue
+			}
+			f.criteria = append(f.criteria, criterion{field: field, condition: cond, values: c.Values})
+		}
+	}
+	// A filter that names nothing selects everything, as in DataHub.
+	f.all = len(f.criteria) == 0 && !f.unknown
+	return f
 }
 
 // principal is what an actor is a member of.
@@ -352,45 +552,39 @@ func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs .
 		return false, err
 	}
 	ownerCheck := false
+	fields := &resourceFields{s: s, r: r}
 	for _, priv := range privs {
 		for _, p := range snap.byPrivilege[priv] {
-			if !p.platform && !p.res.matches(r) {
+			applies := p.appliesTo(actor, pr)
+			if !applies && !(p.owners && r.URN != "") {
 				continue
 			}
-			if p.appliesTo(actor, pr) {
+			if !p.platform {
+				ok, err := p.res.matches(ctx, r, fields)
+				if err != nil {
+					return false, err
+				}
+				if !ok {
+					continue
+				}
+			}
+			if applies {
 				return true, nil
 			}
-			if p.owners && r.URN != "" {
-				ownerCheck = true
-			}
+			ownerCheck = true
 		}
 	}
 	if !ownerCheck {
 		return false, nil
 	}
 	// Only now, on the path that would otherwise deny, read the owners.
-	return s.owns(ctx, actor, pr, r.URN)
-}
-
-// owns reports whether actor, or one of its groups, owns urn.
-func (s *Service) owns(ctx context.Context, actor string, pr *principal, urn string) (bool, error) {
-	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"ownership"})
+	owners, err := fields.values(ctx, fieldOwner)
 	if err != nil {
-		return false, fmt.Errorf("read owners of %s: %w", urn, err)
+		return false, err
 	}
-	for _, a := range m[urn] {
-		var v struct {
-			Owners []struct {
-				Owner string `json:"owner"`
-			} `json:"owners"`
-		}
-		if err := json.Unmarshal(a.Value, &v); err != nil {
-			return false, fmt.Errorf("decode ownership of %s: %w", urn, err)
-		}
-		for _, o := range v.Owners {
-			if o.Owner == actor || pr.groups[o.Owner] {
-				return true, nil
-			}
+	for _, o := range owners {
+		if o == actor || pr.groups[o] {
+			return true, nil
 		}
 	}
 	return false, nil
