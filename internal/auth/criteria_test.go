@@ -69,6 +69,7 @@ func TestResourceCriteria(t *testing.T) {
 		{"unknown field", filter(crit("COLOR", "EQUALS", "red")), false, false},
 		{"legacy type and resources", map[string]any{"type": "dataset", "resources": []string{dsB}}, false, true},
 		{"legacy type", map[string]any{"type": "dataset"}, true, true},
+		{"legacy resources alone", map[string]any{"resources": []string{dsA}}, true, false},
 		{"empty filter", filter(), true, true},
 	}
 	for i, tc := range tests {

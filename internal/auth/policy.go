@@ -359,15 +359,16 @@ func compile(urn string, raw []byte) (*policy, error) {
 
 // compileFilter prepares a resource filter as DataHub's policy engine reads
 // it: the filter's criteria when there is a filter; otherwise the legacy
-// type, with the legacy URN list only alongside a type.
+// type and URN list. (DataHub reads the URN list only alongside a type, so
+// that a list alone selects everything; here it selects what it names.)
 func compileFilter(typ string, urns []string, filter *policyFilter) resourceFilter {
 	var f resourceFilter
 	if filter == nil {
 		if typ != "" {
 			f.criteria = append(f.criteria, criterion{field: fieldType, condition: "EQUALS", values: []string{typ}})
-			if len(urns) > 0 {
-				f.criteria = append(f.criteria, criterion{field: fieldURN, condition: "EQUALS", values: urns})
-			}
+		}
+		if len(urns) > 0 {
+			f.criteria = append(f.criteria, criterion{field: fieldURN, condition: "EQUALS", values: urns})
 		}
 	} else {
 		for _, c := range filter.Criteria {
