@@ -13,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/search"
+	"github.com/catalogd/catalogd/internal/store"
 )
 
 // ingestBatch is how many proposals go into one transaction or request;
@@ -44,6 +47,7 @@ func runIngest(ctx context.Context, args []string, getenv func(string) string, s
 	sf.register(fs, getenv)
 	server := fs.String("server", getenv("DATAHUB_GMS_URL"), "URL of a running server to send the records to (env DATAHUB_GMS_URL); default: write the local store")
 	token := fs.String("token", getenv("DATAHUB_GMS_TOKEN"), "access token for --server (env DATAHUB_GMS_TOKEN)")
+	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "without --server: the search engine the server uses, as serve's --search, so that the local write indexes for it (env CATALOGD_SEARCH)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: catalogd ingest [flags] FILE...")
@@ -75,7 +79,13 @@ func runIngest(ctx context.Context, args []string, getenv func(string) string, s
 			return err
 		}
 		defer db.Close()
-		out = &localSink{reg: reg, svc: ingest.New(reg, db)}
+		svc, err := localIngest(ctx, &sf, *searchSpec, getenv, db, reg, stdout)
+		if err != nil {
+			return err
+		}
+		out = &localSink{reg: reg, svc: svc}
+		// Audit events name the command as their client.
+		ctx = audit.WithRequest(ctx, &audit.Request{UserAgent: "catalogd ingest"})
 	}
 
 	bar := newProgress(stderr, "records", *quiet)
@@ -146,6 +156,38 @@ func readRecords(path string) ([]record, error) {
 		out[i] = record{file: path, index: i, raw: r}
 	}
 	return out, nil
+}
+
+// localIngest is the write path of the server for a local load: the same
+// search indexing (the in-store index, or the outbox a server drains into
+// Meilisearch) and the same audit log, in the same transactions, so that a
+// server started on the store afterwards finds it indexed and audited.
+// Writes run as the system actor: whoever can open the store needs no
+// policy's leave.
+func localIngest(ctx context.Context, sf *storeFlags, searchSpec string, getenv func(string) string, db *store.DB, reg *registry.Registry, stdout io.Writer) (*ingest.Service, error) {
+	var idx ingest.Indexer
+	switch {
+	case searchSpec == "" || searchSpec == "store":
+		eng, err := db.OpenSearch(ctx, search.Fields(reg))
+		if err != nil {
+			return nil, fmt.Errorf("open in-store search: %w", err)
+		}
+		idx = search.NewStoreIndexer(search.NewBuilder(reg), eng)
+	case strings.HasPrefix(searchSpec, "meilisearch://"), strings.HasPrefix(searchSpec, "meilisearchs://"):
+		if err := db.OpenOutbox(ctx); err != nil {
+			return nil, fmt.Errorf("open search outbox: %w", err)
+		}
+		idx = &search.OutboxIndexer{}
+	default:
+		return nil, fmt.Errorf("unknown --search %q: want store or meilisearch://host:port", searchSpec)
+	}
+	// Auth is opened only for the secrets the audit log's scroll ids are
+	// keyed with; writes are not checked.
+	_, rec, err := openAuth(ctx, sf, db, getenv, false, stdout)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.New(reg, db, ingest.WithIndexer(idx), ingest.WithAuditor(rec)), nil
 }
 
 type localSink struct {

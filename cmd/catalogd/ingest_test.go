@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/catalogd/catalogd/internal/catalog"
 )
 
 // runCLI runs the real program with args and returns its stdout, stderr and error.
@@ -43,6 +47,24 @@ func TestIngestCommand(t *testing.T) {
 		b := srv.mustDo(t, 200, "GET", "/aspects/"+pathEscape(sampleHive)+"?aspect=schemaMetadata", nil)
 		if !strings.Contains(string(b), "SampleHiveSchema") {
 			t.Errorf("schemaMetadata not loaded: %s", b)
+		}
+		// The load went through the server's write path: indexed...
+		if got := srv.search(t, map[string]any{"entity": "dataset", "input": "SampleHiveDataset"}); !slices.Contains(got.Metadata.URNs, sampleHive) {
+			t.Errorf("search after a local load: %v, want %s", got.Metadata.URNs, sampleHive)
+		}
+		// ...and audited, as the system actor, naming the command.
+		var page auditPage
+		if err := json.Unmarshal(srv.mustDo(t, 200, "POST", "/openapi/v1/events/audit/search?size=1000", map[string]any{"aspectTypes": []string{"schemaMetadata"}}), &page); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range page.UsageEvents {
+			if e.EntityURN == sampleHive && e.EventType == "UpdateAspectEvent" && e.ActorURN == catalog.SystemActor && e.UserAgent == "catalogd ingest" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no audit event of the local load for %s: %+v", sampleHive, page.UsageEvents)
 		}
 	})
 
