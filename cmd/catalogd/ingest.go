@@ -165,21 +165,20 @@ func readRecords(path string) ([]record, error) {
 // Writes run as the system actor: whoever can open the store needs no
 // policy's leave.
 func localIngest(ctx context.Context, sf *storeFlags, searchSpec string, getenv func(string) string, db *store.DB, reg *registry.Registry, stdout io.Writer) (*ingest.Service, error) {
+	// Meilisearch is fed from the outbox by the server, which need not be
+	// running now; the in-store engine is written here, as serve opens it.
 	var idx ingest.Indexer
-	switch {
-	case searchSpec == "" || searchSpec == "store":
-		eng, err := db.OpenSearch(ctx, search.Fields(reg))
-		if err != nil {
-			return nil, fmt.Errorf("open in-store search: %w", err)
-		}
-		idx = search.NewStoreIndexer(search.NewBuilder(reg), eng)
-	case strings.HasPrefix(searchSpec, "meilisearch://"), strings.HasPrefix(searchSpec, "meilisearchs://"):
+	if isMeilisearch(searchSpec) {
 		if err := db.OpenOutbox(ctx); err != nil {
 			return nil, fmt.Errorf("open search outbox: %w", err)
 		}
 		idx = &search.OutboxIndexer{}
-	default:
-		return nil, fmt.Errorf("unknown --search %q: want store or meilisearch://host:port", searchSpec)
+	} else {
+		ss, err := openSearch(ctx, searchSpec, getenv, db, reg)
+		if err != nil {
+			return nil, err
+		}
+		idx = ss.indexer
 	}
 	// Auth is opened only for the secrets the audit log's scroll ids are
 	// keyed with; writes are not checked.

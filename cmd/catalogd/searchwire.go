@@ -23,6 +23,11 @@ type searchStack struct {
 	close   func()
 }
 
+// isMeilisearch reports whether a --search spec names Meilisearch.
+func isMeilisearch(spec string) bool {
+	return strings.HasPrefix(spec, "meilisearch://") || strings.HasPrefix(spec, "meilisearchs://")
+}
+
 // openSearch opens the engine named by spec: "" or "store" for the in-store
 // engine (FTS5 / PostgreSQL full text in the store's database),
 // meilisearch://host:port for Meilisearch with the key in
@@ -43,7 +48,7 @@ func openSearch(ctx context.Context, spec string, getenv func(string) string, db
 			restorer: search.NewRestorer(reg, db, idx),
 			close:    func() {},
 		}, nil
-	case strings.HasPrefix(spec, "meilisearch://"), strings.HasPrefix(spec, "meilisearchs://"):
+	case isMeilisearch(spec):
 		url := "http://" + strings.TrimPrefix(spec, "meilisearch://")
 		if strings.HasPrefix(spec, "meilisearchs://") {
 			url = "https://" + strings.TrimPrefix(spec, "meilisearchs://")

@@ -134,14 +134,6 @@ func (f *resourceFilter) matches(ctx context.Context, r Resource, fields *resour
 		return false, nil
 	}
 	for _, c := range f.criteria {
-		if r.URN == "" {
-			// Some resource of a type: only its type, and the URNs named,
-			// can be told.
-			if !unnamedMatches(c, r.Type) {
-				return false, nil
-			}
-			continue
-		}
 		have, err := fields.values(ctx, c.field)
 		if err != nil {
 			return false, err
@@ -151,25 +143,6 @@ func (f *resourceFilter) matches(ctx context.Context, r Resource, fields *resour
 		}
 	}
 	return true, nil
-}
-
-// unnamedMatches tests c against a resource known by its type alone: a URN
-// criterion holds when it names some entity of that type.
-func unnamedMatches(c criterion, entityType string) bool {
-	switch c.field {
-	case fieldType:
-		return c.test([]string{entityType})
-	case fieldURN:
-		if c.condition != "EQUALS" {
-			return false
-		}
-		for _, u := range c.values {
-			if x, err := catalog.ParseURN(u); err == nil && strings.EqualFold(x.EntityType(), entityType) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // maxAncestors bounds the walk up domain and container hierarchies, which
@@ -232,6 +205,11 @@ type resourceAspects struct {
 // domains and containers above them when a criterion asks.
 func (f *resourceFields) load(ctx context.Context) error {
 	urn := f.r.URN
+	if urn == "" {
+		// A resource known by its type alone has no aspects to test.
+		f.loaded, f.walked = map[string][]string{}, map[string]bool{}
+		return nil
+	}
 	m, err := f.s.db.LatestAspects(ctx, []string{urn}, []string{"domains", "globalTags", "container", "ownership", "dataPlatformInstance"})
 	if err != nil {
 		return fmt.Errorf("read %s for policy criteria: %w", urn, err)

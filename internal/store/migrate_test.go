@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"testing"
 
@@ -19,9 +18,6 @@ func TestEdgeMigration(t *testing.T) {
 	dsns := map[string]func(testing.TB) string{"sqlite": storetest.SQLiteDSN, "postgres": storetest.PostgresDSN}
 	for name, dsnOf := range dsns {
 		t.Run(name, func(t *testing.T) {
-			if name == "postgres" && os.Getenv(postgresEnv) == "" {
-				t.Skip(postgresEnv + " is not set")
-			}
 			ctx := context.Background()
 			dsn := dsnOf(t)
 			db := storetest.Open(t, dsn)

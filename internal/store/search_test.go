@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -128,9 +127,6 @@ func TestSearchMigrations(t *testing.T) {
 	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
 	for name, open := range dbs {
 		t.Run(name, func(t *testing.T) {
-			if name == "postgres" && os.Getenv(postgresEnv) == "" {
-				t.Skip(postgresEnv + " is not set")
-			}
 			ctx := context.Background()
 			db := open(t)
 			fields := []catalog.SearchField{
