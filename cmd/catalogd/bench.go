@@ -97,6 +97,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	var aspects atomic.Int64
 	var wg sync.WaitGroup
 	errc := make(chan error, *workers)
+	cpu0 := srv.cpu()
 	start := time.Now()
 	if *cpuProfile != "" {
 		wg.Add(1)
@@ -129,6 +130,12 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d, %d clients)\n",
 		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *workers)
+	if cpu := srv.cpu() - cpu0; cpu > 0 {
+		// CPU time varies less than throughput on a shared machine,
+		// whose other tenants take turns on the cores.
+		fmt.Fprintf(stdout, "server CPU during ingest: %s = %.0f µs an aspect (%.0f%% of one core)\n",
+			cpu.Round(10*time.Millisecond), float64(cpu.Microseconds())/float64(aspects.Load()), 100*cpu.Seconds()/elapsed.Seconds())
+	}
 	fmt.Fprintf(stdout, "RSS after loading %d datasets: %s\n", *datasets, srv.rss())
 
 	// Reads: random datasets through entitiesV2, all aspects.
@@ -263,6 +270,32 @@ func startBenchServer(ctx context.Context, exe string, args []string) (*benchSer
 func (s *benchServer) stop() {
 	_ = s.cmd.Process.Signal(os.Interrupt)
 	_ = s.cmd.Wait()
+}
+
+// cpu reads the CPU time (user and system) the server has used from
+// /proc; 0 where that is not available.
+func (s *benchServer) cpu() time.Duration {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces; utime and stime
+	// are the 12th and 13th fields after it, in clock ticks (USER_HZ,
+	// 100 a second on Linux).
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // rss reads the server's resident set size from /proc: the total, and its

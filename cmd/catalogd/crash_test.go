@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -27,7 +28,16 @@ func TestSearchCrash(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "catalogd")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	// The binary gets this test's build tags, and so its SQLite driver.
+	buildArgs := []string{"build", "-o", bin}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" {
+				buildArgs = append(buildArgs, "-tags", s.Value)
+			}
+		}
+	}
+	build := exec.Command("go", append(buildArgs, ".")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/catalogd/catalogd/internal/store"
 )
 
 const (
@@ -400,23 +401,23 @@ func checkRestoreIndices(t *testing.T, srv *testServer, dsn string) {
 	}
 	browseBefore := srv.browse(t, "/prod/kafka1", 0, 10)
 
-	driver, name := "pgx", dsn
-	if strings.HasPrefix(dsn, "sqlite:") {
-		driver, name = "sqlite", strings.TrimPrefix(dsn, "sqlite:")
-	}
-	db, err := sql.Open(driver, name)
+	// The index is emptied by hand, behind the server's back, through a
+	// second handle on its database.
+	db, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	tables := []string{"search_kw", "search_browse", "search_doc"}
-	if driver == "sqlite" {
+	if db.Dialect() == store.SQLite {
 		tables = append(tables, "search_fts")
 	}
 	for _, tb := range tables {
-		if _, err := db.ExecContext(context.Background(), "DELETE FROM "+tb); err != nil {
+		if _, err := db.Bun().ExecContext(context.Background(), "DELETE FROM "+tb); err != nil {
 			t.Fatalf("empty %s: %v", tb, err)
 		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if res := srv.search(t, map[string]any{"input": "*", "entities": []string{}}); res.NumEntities != 0 {
 		t.Fatalf("emptied index still finds %d entities", res.NumEntities)

@@ -147,7 +147,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 	}
-	slog.Info("catalogd started", "addr", base, "store", db.Dialect(), "startup", time.Since(start).Round(time.Millisecond))
+	storeAttr := slog.String("store", db.Dialect())
+	if db.Dialect() == store.SQLite {
+		storeAttr = slog.String("store", db.Dialect()+": "+store.SQLiteEngine())
+	}
+	slog.Info("catalogd started", "addr", base, storeAttr, "startup", time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(stdout, "catalogd listening on %s\n", base)
 
 	errc := make(chan error, 1)

@@ -12,8 +12,6 @@ import (
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/jackc/pgx/v5/pgconn"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // fail turns a driver error into a *catalog.Error whose Op names what was
@@ -58,17 +56,15 @@ func classify(err error) (catalog.Kind, string) {
 		}
 		return catalog.Internal, ""
 	}
-	var sqliteErr *sqlite.Error
-	if errors.As(err, &sqliteErr) {
-		switch sqliteErr.Code() & 0xff { // primary result code; extended codes carry detail in the high bits
-		case sqlite3.SQLITE_CONSTRAINT:
-			code := sqliteErr.Code()
-			if code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || code == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+	if code, ok := sqliteCode(err); ok {
+		switch code & 0xff { // primary result code; extended codes carry detail in the high bits
+		case sqliteConstraint:
+			if code == sqliteConstraintPrimaryKey || code == sqliteConstraintUnique {
 				return catalog.Conflict, "conflicting write"
 			}
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		case sqliteBusy, sqliteLocked:
 			return catalog.Unavailable, "database is locked"
-		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY:
+		case sqliteCantOpen, sqliteIOErr, sqliteFull, sqliteReadOnly:
 			return catalog.Unavailable, "database unavailable"
 		}
 		return catalog.Internal, ""

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"github.com/catalogd/catalogd/internal/search"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
-	"modernc.org/sqlite"
 )
 
 // Search is the in-store search engine: SQLite FTS5 in the embedded mode,
@@ -67,23 +65,6 @@ var (
 // ignore_above): longer values go to the document's "fields" JSON, where
 // filters still find them, and are left out of facet counts.
 const maxKeywordLen = 256
-
-// lowerFunc is the SQLite function filters on "fields" JSON values use to
-// ignore case: SQLite's lower() folds ASCII only, and the port folds case as
-// Go's strings.ToLower does.
-const lowerFunc = "catalogd_lower"
-
-func init() {
-	sqlite.MustRegisterDeterministicScalarFunction(lowerFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		switch v := args[0].(type) {
-		case string:
-			return strings.ToLower(v), nil
-		case []byte:
-			return strings.ToLower(string(v)), nil
-		}
-		return args[0], nil
-	})
-}
 
 // OpenSearch brings the search tables up to date and returns the engine for
 // documents with the given fields.

@@ -13,7 +13,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,7 +24,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // Dialect names returned by (*DB).Dialect.
@@ -157,46 +155,38 @@ func openSQLite(path string, o options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, catalog.WithOp("create data directory", err)
 	}
-	q := url.Values{}
-	q.Set("_txlock", "immediate") // write transactions take the lock at BEGIN, so they never fail to upgrade a read lock
-	q.Set("_busy_timeout", fmt.Sprint(o.busyTimeout.Milliseconds()))
 	// Pages stay at SQLite's default 4 KB: ingest inserts into many indexes
 	// at random keys, dirtying one leaf per row whatever its size, and each
 	// dirty page is a WAL frame at commit; 8 and 16 KB pages measured 10-30%
-	// slower. (page_size here would not apply anyway: the driver runs these
-	// pragmas in alphabetical order, journal_mode first, which fixes the
-	// page size of a new file.)
-	q.Add("_pragma", "journal_mode(WAL)") // readers never block the writer, nor it them
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "foreign_keys(ON)")
-	// A page cache larger than the 2 MB default keeps a batch's dirty pages in
-	// memory until commit instead of spilling them to the WAL mid-transaction.
-	// It is per connection, so it is kept modest: the pool holds several.
-	q.Add("_pragma", "cache_size(-4096)")
-	q.Add("_pragma", "temp_store(MEMORY)")
-	// Checkpoints run in the background (see checkpoint) instead of inside
-	// whichever commit crosses the WAL size threshold, where they cost about
-	// half of the commit time.
-	q.Add("_pragma", "wal_autocheckpoint(0)")
-	// LIKE is case-sensitive on PostgreSQL; make SQLite agree so that
-	// ScanLatest's URN patterns mean the same on both (and can use the index).
-	q.Add("_pragma", "case_sensitive_like(ON)")
-	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, catalog.WithOp("open SQLite database", err)
+	// slower.
+	pragmas := []string{
+		fmt.Sprintf("busy_timeout = %d", o.busyTimeout.Milliseconds()),
+		"journal_mode = WAL", // readers never block the writer, nor it them
+		"synchronous = NORMAL",
+		"foreign_keys = ON",
+		// A page cache larger than the 2 MB default keeps a batch's dirty
+		// pages in memory until commit instead of spilling them to the WAL
+		// mid-transaction. It is per connection, so it is kept modest: the
+		// pool holds several.
+		"cache_size = -4096",
+		"temp_store = MEMORY",
+		// Checkpoints run in the background (see checkpoint) instead of
+		// inside whichever commit crosses the WAL size threshold, where they
+		// cost about half of the commit time.
+		"wal_autocheckpoint = 0",
+		// LIKE is case-sensitive on PostgreSQL; make SQLite agree so that
+		// ScanLatest's URN patterns mean the same on both (and can use the
+		// index).
+		"case_sensitive_like = ON",
 	}
+	sqldb := sql.OpenDB(sqliteConnector{path: path, pragmas: pragmas})
 	// Searches read the database through memory maps: a query visits
 	// thousands of index pages, and reading each with a system call (and a
 	// copy into a connection's page cache) made them about twice as slow.
 	// Their few connections have a pool of their own so that the other
 	// readers, whose mappings would each count the same pages again in the
 	// process's RSS, keep to their page caches.
-	q.Add("_pragma", "mmap_size(4294967296)")
-	searchdb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		sqldb.Close()
-		return nil, catalog.WithOp("open SQLite database", err)
-	}
+	searchdb := sql.OpenDB(sqliteConnector{path: path, pragmas: append(pragmas[:len(pragmas):len(pragmas)], "mmap_size = 4294967296")})
 	searchdb.SetMaxOpenConns(runtime.GOMAXPROCS(0))
 	searchdb.SetMaxIdleConns(runtime.GOMAXPROCS(0))
 	sqldb.SetMaxOpenConns(o.maxConns)
