@@ -220,6 +220,37 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		}
 	})
 
+	t.Run("BoostRanking", func(t *testing.T) {
+		// The URNs sort in the opposite order of the expected ranking, so
+		// an engine that ignores the fields' boosts (ordering by URN) fails.
+		idx := open(t, SearchFields)
+		doc := func(id, name, description string) catalog.Document {
+			urn := "urn:li:dataset:(urn:li:dataPlatform:hive," + id + ",PROD)"
+			return catalog.Document{URN: urn, EntityType: "dataset", Fields: map[string][]any{
+				"urn": {urn}, "name": {name}, "description": {description}}}
+		}
+		inDescription := doc("a1", "misc_report", "zephyr orders of the week")
+		oneInName := doc("b2", "zephyr_list", "open orders")
+		bothInName := doc("c3", "zephyr_orders_daily", "a daily extract")
+		seed(t, idx, []catalog.Document{inDescription, oneInName, bothInName})
+		find := func(text string) []string {
+			t.Helper()
+			res, err := idx.Search(ctx, catalog.SearchQuery{Text: text, Count: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return urnsOf(res)
+		}
+		// Name (boost 10) before description (boost 1).
+		if got := find("zephyr"); len(got) != 3 || got[2] != inDescription.URN {
+			t.Errorf("search zephyr = %v, want the two name matches before %s", got, inDescription.URN)
+		}
+		// Both words in the name before one or none.
+		if got := find("zephyr orders"); len(got) != 3 || got[0] != bothInName.URN || got[2] == bothInName.URN {
+			t.Errorf("search zephyr orders = %v, want %s first", got, bothInName.URN)
+		}
+	})
+
 	t.Run("Conditions", func(t *testing.T) {
 		c := func(field, cond string, neg bool, vals ...string) catalog.Criterion {
 			return catalog.Criterion{Field: field, Condition: cond, Negated: neg, Values: vals}

@@ -54,7 +54,7 @@ type Search struct {
 var _ catalog.SearchIndex = (*Search)(nil)
 
 // Free-text columns by boost: a field's words go into the column of its
-// boost bucket, which bm25 (SQLite) or setweight (PostgreSQL) weighs.
+// boost bucket, which catalogd_rank (SQLite) or setweight (PostgreSQL) weighs.
 var (
 	boostFloors  = []float64{8, 3, 1, 0.4, 0} // bucket i holds boosts >= boostFloors[i]
 	bucketWeight = []string{"10", "4", "1", "0.5", "0.15"}

@@ -248,10 +248,13 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, score st
 	// itself the planner may drive from the entity index and run the match
 	// once per document.
 	if column == "ac" {
-		return "search_ac f CROSS JOIN search_doc d ON d.id = f.rowid", "search_ac MATCH ?", "-bm25(search_ac)", strings.Join(parts, " AND ")
+		// One column, so every hit scores the same (bm25, which needs
+		// positions, scored them all 0 on this contentless table, after
+		// a pass counting each word's documents).
+		return "search_ac f CROSS JOIN search_doc d ON d.id = f.rowid", "search_ac MATCH ?", "0", strings.Join(parts, " AND ")
 	}
 	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?",
-		"-bm25(search_fts, " + strings.Join(bucketWeight, ", ") + ", 0)", "{b0 b1 b2 b3 b4} : (" + strings.Join(parts, " AND ") + ")"
+		textRank(bucketWeight), "{b0 b1 b2 b3 b4} : (" + strings.Join(parts, " AND ") + ")"
 }
 
 // crossJoin is a join that SQLite's planner may not reorder (CROSS JOIN);
@@ -727,7 +730,11 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 	var cands []cand
 	err := s.db.searchSnapshot(ctx, func(x querier) error {
 		args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Limit*4+20))
-		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.acvals FROM "+from+" WHERE "+w.sql()+" ORDER BY "+score+" DESC, d.urn LIMIT ?"), args...)
+		order := "d.urn"
+		if score != "0" { // (a constant would be read as a column number)
+			order = score + " DESC, d.urn"
+		}
+		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.acvals FROM "+from+" WHERE "+w.sql()+" ORDER BY "+order+" LIMIT ?"), args...)
 		if err != nil {
 			return err
 		}
