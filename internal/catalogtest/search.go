@@ -108,6 +108,16 @@ func urnsOf(res catalog.SearchResult) []string {
 	return out
 }
 
+// textHits returns the URNs of the first 10 hits of a text search.
+func textHits(t *testing.T, idx catalog.SearchIndex, text string) []string {
+	t.Helper()
+	res, err := idx.Search(context.Background(), catalog.SearchQuery{Text: text, Count: 10})
+	if err != nil {
+		t.Fatalf("search %q: %v", text, err)
+	}
+	return urnsOf(res)
+}
+
 func sorted(s []string) []string {
 	c := append([]string(nil), s...)
 	sort.Strings(c)
@@ -140,14 +150,7 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		idx := open(t, SearchFields)
 		d := ds("urn:li:dataset:(urn:li:dataPlatform:hive,t1,PROD)", "alpha_table", "hive", "PROD")
 		seed(t, idx, []catalog.Document{d})
-		find := func(text string) []string {
-			t.Helper()
-			res, err := idx.Search(ctx, catalog.SearchQuery{Text: text, Count: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return urnsOf(res)
-		}
+		find := func(text string) []string { t.Helper(); return textHits(t, idx, text) }
 		if got := find("alpha"); len(got) != 1 {
 			t.Fatalf("after upsert, search alpha = %v, want the document", got)
 		}
@@ -233,14 +236,7 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		oneInName := doc("b2", "zephyr_list", "open orders")
 		bothInName := doc("c3", "zephyr_orders_daily", "a daily extract")
 		seed(t, idx, []catalog.Document{inDescription, oneInName, bothInName})
-		find := func(text string) []string {
-			t.Helper()
-			res, err := idx.Search(ctx, catalog.SearchQuery{Text: text, Count: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return urnsOf(res)
-		}
+		find := func(text string) []string { t.Helper(); return textHits(t, idx, text) }
 		// Name (boost 10) before description (boost 1).
 		if got := find("zephyr"); len(got) != 3 || got[2] != inDescription.URN {
 			t.Errorf("search zephyr = %v, want the two name matches before %s", got, inDescription.URN)

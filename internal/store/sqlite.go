@@ -37,6 +37,13 @@ func foldCase(v any) any {
 	return v
 }
 
+// textRank is the SQLite score expression of a full-text hit: the weights
+// of the columns its words occur in, summed by catalogd_rank, an FTS5
+// function each driver file registers on every connection.
+func textRank(weights []string) string {
+	return "catalogd_rank(search_fts, " + strings.Join(weights, ", ") + ")"
+}
+
 // SQLite primary and extended result codes (https://sqlite.org/rescode.html)
 // that classify distinguishes; they are the same in both drivers.
 const (

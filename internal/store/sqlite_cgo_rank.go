@@ -100,16 +100,7 @@ static int catalogd_register(void) {
 */
 import "C"
 
-import (
-	"fmt"
-	"strings"
-)
-
-// textRank is the SQLite score expression of a full-text hit: the column
-// weights of its matched columns, through catalogd_rank.
-func textRank(weights []string) string {
-	return "catalogd_rank(search_fts, " + strings.Join(weights, ", ") + ")"
-}
+import "fmt"
 
 func init() {
 	if rc := C.catalogd_register(); rc != 0 {

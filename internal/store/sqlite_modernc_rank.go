@@ -4,7 +4,6 @@ package store
 
 import (
 	"fmt"
-	"strings"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -113,10 +112,4 @@ func rankFunction(tls *libc.TLS, api, fts, ctx uintptr, nVal int32, vals uintptr
 		}
 	}
 	sqlite3.Xsqlite3_result_double(tls, ctx, score)
-}
-
-// textRank is the SQLite score expression of a full-text hit: the column
-// weights of its matched columns, through catalogd_rank.
-func textRank(weights []string) string {
-	return "catalogd_rank(search_fts, " + strings.Join(weights, ", ") + ")"
 }
