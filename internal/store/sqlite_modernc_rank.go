@@ -35,13 +35,14 @@ func load[T any](p uintptr) T   { return *(*T)(unsafe.Add(nil, p)) }
 func put[T any](p uintptr, v T) { *(*T)(unsafe.Add(nil, p)) = v }
 
 // Offsets of the members used in fts5_api and Fts5ExtensionApi (sqlite3.h:
-// an int, padded to 8 bytes, then function pointers).
+// an int, padded to a pointer's alignment, then function pointers).
 const (
-	fts5CreateFunction     = 8 + 2*8  // fts5_api.xCreateFunction
-	fts5PhraseCount        = 8 + 5*8  // Fts5ExtensionApi.xPhraseCount
-	fts5PhraseFirstColumn  = 8 + 17*8 // Fts5ExtensionApi.xPhraseFirstColumn
-	fts5PhraseNextColumn   = 8 + 18*8 // Fts5ExtensionApi.xPhraseNextColumn
-	fts5PhraseIterSize     = 16       // Fts5PhraseIter: two pointers
+	ptrSize                = unsafe.Sizeof(uintptr(0))
+	fts5CreateFunction     = ptrSize + 2*ptrSize  // fts5_api.xCreateFunction
+	fts5PhraseCount        = ptrSize + 5*ptrSize  // Fts5ExtensionApi.xPhraseCount
+	fts5PhraseFirstColumn  = ptrSize + 17*ptrSize // Fts5ExtensionApi.xPhraseFirstColumn
+	fts5PhraseNextColumn   = ptrSize + 18*ptrSize // Fts5ExtensionApi.xPhraseNextColumn
+	fts5PhraseIterSize     = 2 * ptrSize          // Fts5PhraseIter: two pointers
 	sqliteOK               = 0
 	sqliteError            = 1
 	fts5APIPointerTypeName = "fts5_api_ptr"
@@ -70,9 +71,9 @@ func init() {
 // sqlite3_loadext_entry).
 func rankExtension(tls *libc.TLS, db, errMsg, routines uintptr) int32 {
 	// Room for the statement pointer and the fts5_api pointer.
-	mem := tls.Alloc(16)
-	defer tls.Free(16)
-	pStmt, pAPI := mem, mem+8
+	mem := tls.Alloc(int(2 * ptrSize))
+	defer tls.Free(int(2 * ptrSize))
+	pStmt, pAPI := mem, mem+ptrSize
 	put[uintptr](pStmt, 0)
 	put[uintptr](pAPI, 0)
 	if sqlite3.Xsqlite3_prepare_v2(tls, db, cFts5Query, -1, pStmt, 0) == sqliteOK {
@@ -95,8 +96,8 @@ func rankFunction(tls *libc.TLS, api, fts, ctx uintptr, nVal int32, vals uintptr
 	phraseCount := callPtr[func(*libc.TLS, uintptr) int32](load[uintptr](api + fts5PhraseCount))
 	first := callPtr[func(*libc.TLS, uintptr, int32, uintptr, uintptr) int32](load[uintptr](api + fts5PhraseFirstColumn))
 	next := callPtr[func(*libc.TLS, uintptr, uintptr, uintptr)](load[uintptr](api + fts5PhraseNextColumn))
-	mem := tls.Alloc(fts5PhraseIterSize + 8)
-	defer tls.Free(fts5PhraseIterSize + 8)
+	mem := tls.Alloc(int(fts5PhraseIterSize + 4))
+	defer tls.Free(int(fts5PhraseIterSize + 4))
 	iter, pCol := mem, mem+fts5PhraseIterSize
 	score := 0.0
 	for p := range phraseCount(tls, fts) {
