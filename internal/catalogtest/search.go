@@ -150,23 +150,22 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		idx := open(t, SearchFields)
 		d := ds("urn:li:dataset:(urn:li:dataPlatform:hive,t1,PROD)", "alpha_table", "hive", "PROD")
 		seed(t, idx, []catalog.Document{d})
-		find := func(text string) []string { t.Helper(); return textHits(t, idx, text) }
-		if got := find("alpha"); len(got) != 1 {
+		if got := textHits(t, idx, "alpha"); len(got) != 1 {
 			t.Fatalf("after upsert, search alpha = %v, want the document", got)
 		}
 		d.Fields["name"] = []any{"beta_table"}
 		seed(t, idx, []catalog.Document{d})
-		if got := find("alpha"); len(got) != 0 {
+		if got := textHits(t, idx, "alpha"); len(got) != 0 {
 			t.Errorf("after replace, search alpha = %v, want nothing (old words must go)", got)
 		}
-		if got := find("beta"); len(got) != 1 {
+		if got := textHits(t, idx, "beta"); len(got) != 1 {
 			t.Errorf("after replace, search beta = %v, want the document", got)
 		}
 		if err := idx.Delete(ctx, []string{d.URN, "urn:li:dataset:(urn:li:dataPlatform:x,unknown,PROD)"}); err != nil {
 			t.Fatalf("delete: %v", err)
 		}
 		flush(t, idx)
-		if got := find("beta"); len(got) != 0 {
+		if got := textHits(t, idx, "beta"); len(got) != 0 {
 			t.Errorf("after delete, search beta = %v, want nothing", got)
 		}
 	})
@@ -236,13 +235,12 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		oneInName := doc("b2", "zephyr_list", "open orders")
 		bothInName := doc("c3", "zephyr_orders_daily", "a daily extract")
 		seed(t, idx, []catalog.Document{inDescription, oneInName, bothInName})
-		find := func(text string) []string { t.Helper(); return textHits(t, idx, text) }
 		// Name (boost 10) before description (boost 1).
-		if got := find("zephyr"); len(got) != 3 || got[2] != inDescription.URN {
+		if got := textHits(t, idx, "zephyr"); len(got) != 3 || got[2] != inDescription.URN {
 			t.Errorf("search zephyr = %v, want the two name matches before %s", got, inDescription.URN)
 		}
 		// Both words in the name before one or none.
-		if got := find("zephyr orders"); len(got) != 3 || got[0] != bothInName.URN || got[2] == bothInName.URN {
+		if got := textHits(t, idx, "zephyr orders"); len(got) != 3 || got[0] != bothInName.URN || got[2] == bothInName.URN {
 			t.Errorf("search zephyr orders = %v, want %s first", got, bothInName.URN)
 		}
 	})
