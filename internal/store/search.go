@@ -150,6 +150,10 @@ func (s *Search) migrations() []Migration {
 			}
 			return nil
 		},
+	}, {
+		Version: 5,
+		Name:    "no autocomplete words in the text table",
+		Up:      s.dropTextTableAC,
 	}}
 }
 
@@ -158,6 +162,53 @@ func (s *Search) migrations() []Migration {
 // which holds every autocomplete field's strings: row turns those into
 // what it writes for a new document.
 func (s *Search) fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string) error {
+	return s.eachStoredDoc(ctx, tx, func(n string) bool { return s.fields[n].Autocomplete }, func(d docRow) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE search_doc SET acvals = ? WHERE id = ?", d.acvals, d.id); err != nil {
+			return err
+		}
+		if dialect == SQLite && d.ac != "" {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO search_ac (rowid, ac) VALUES (?, ?)", d.id, d.ac); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// dropTextTableAC empties column ac of search_fts, which held autocomplete
+// words until migration 3 gave them a table of their own. Text searches
+// match every column of search_fts (a column filter cost a third of the
+// match), so words left there would match text queries. The table's words
+// are rewritten from the stored values of the documents, as row derives
+// them for a new document, when any word is in that column.
+func (s *Search) dropTextTableAC(ctx context.Context, tx bun.Tx, dialect string) error {
+	if dialect != SQLite {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE VIRTUAL TABLE temp.catalogd_fts_cols USING fts5vocab(main, 'search_fts', 'col')"); err != nil {
+		return err
+	}
+	var stale bool
+	err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM temp.catalogd_fts_cols WHERE col = 'ac')").Scan(&stale)
+	if _, derr := tx.ExecContext(ctx, "DROP TABLE temp.catalogd_fts_cols"); err == nil {
+		err = derr
+	}
+	if err != nil || !stale {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO search_fts (search_fts) VALUES ('delete-all')"); err != nil {
+		return err
+	}
+	return s.eachStoredDoc(ctx, tx, func(n string) bool { return s.fields[n].QueryByDefault }, func(d docRow) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO search_fts (rowid, b0, b1, b2, b3, b4) VALUES (?, ?, ?, ?, ?, ?)", d.id, d.text[0], d.text[1], d.text[2], d.text[3], d.text[4])
+		return err
+	})
+}
+
+// eachStoredDoc calls fn, in id order, with the row that row derives for
+// each document from the stored string values of its fields that keep
+// says to keep.
+func (s *Search) eachStoredDoc(ctx context.Context, tx bun.Tx, keep func(field string) bool, fn func(docRow) error) error {
 	// bun.Tx binds the '?' arguments itself, for either dialect.
 	for after := int64(-1); ; {
 		rows, err := tx.QueryContext(ctx, "SELECT id, fields FROM search_doc WHERE id > ? ORDER BY id LIMIT 1000", after)
@@ -179,7 +230,7 @@ func (s *Search) fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string
 			}
 			d := catalog.Document{Fields: map[string][]any{}}
 			for n, vals := range stored {
-				if s.fields[n].Autocomplete {
+				if keep(n) {
 					for _, v := range vals {
 						d.Fields[n] = append(d.Fields[n], v)
 					}
@@ -196,13 +247,8 @@ func (s *Search) fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string
 			return nil
 		}
 		for _, d := range docs {
-			if _, err := tx.ExecContext(ctx, "UPDATE search_doc SET acvals = ? WHERE id = ?", d.acvals, d.id); err != nil {
+			if err := fn(d); err != nil {
 				return err
-			}
-			if dialect == SQLite && d.ac != "" {
-				if _, err := tx.ExecContext(ctx, "INSERT INTO search_ac (rowid, ac) VALUES (?, ?)", d.id, d.ac); err != nil {
-					return err
-				}
 			}
 		}
 		after = docs[len(docs)-1].id
@@ -272,7 +318,8 @@ var searchLayout = Migration{
 				`CREATE INDEX IF NOT EXISTS search_doc_long ON search_doc (id) WHERE long = 1`,
 				// Contentless: the words are indexed, not stored (matched
 				// fields come from search_doc.fields); contentless_delete
-				// lets a document's words be deleted by rowid.
+				// lets a document's words be deleted by rowid. Column ac
+				// is no longer written (see dropTextTableAC).
 				`CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(b0, b1, b2, b3, b4, ac, content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 2')`,
 			}
 		}

@@ -253,8 +253,9 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, score st
 		// a pass counting each word's documents).
 		return "search_ac f CROSS JOIN search_doc d ON d.id = f.rowid", "search_ac MATCH ?", "0", strings.Join(parts, " AND ")
 	}
+	// Every column: the last, ac, is empty (see dropTextTableAC).
 	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?",
-		textRank(bucketWeight), "{b0 b1 b2 b3 b4} : (" + strings.Join(parts, " AND ") + ")"
+		textRank(bucketWeight), strings.Join(parts, " AND ")
 }
 
 // crossJoin is a join that SQLite's planner may not reorder (CROSS JOIN);

@@ -202,3 +202,66 @@ func TestSearchMigrations(t *testing.T) {
 		})
 	}
 }
+
+// TestTextTableWithoutAutocompleteWords opens an SQLite index written before
+// migration 3, whose text table also held the autocomplete words in its
+// last column. Text searches match every column of that table, so the
+// migration must take those words out: a word only an autocomplete field
+// holds must not find the document, and the other words still must.
+func TestTextTableWithoutAutocompleteWords(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t)
+	fields := []catalog.SearchField{
+		{Name: "name", Type: "TEXT", QueryByDefault: true, Boost: 10, Autocomplete: true},
+		{Name: "alias", Type: "TEXT", Autocomplete: true},
+		{Name: "description", Type: "TEXT", QueryByDefault: true, Boost: 1},
+	}
+	s := openSearch(t, db, fields)
+	doc := catalog.Document{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset",
+		Fields: map[string][]any{"name": {"alpha orders"}, "alias": {"zanzibar"}, "description": {"daily totals"}}}
+	if err := s.Upsert(ctx, []catalog.Document{doc}); err != nil {
+		t.Fatal(err)
+	}
+	search := func(text string) []string {
+		t.Helper()
+		res, err := s.Search(ctx, catalog.SearchQuery{Text: text, Count: 10})
+		if err != nil {
+			t.Fatalf("search %q: %v", text, err)
+		}
+		var urns []string
+		for _, h := range res.Hits {
+			urns = append(urns, h.URN)
+		}
+		return urns
+	}
+	// The document's words as written before migration 3: the name's
+	// words in the highest bucket, the description's in the third, and
+	// the autocomplete fields' words in column ac.
+	var id int64
+	if err := db.Bun().QueryRowContext(ctx, "SELECT id FROM search_doc WHERE urn = ?", doc.URN).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"DELETE FROM search_fts WHERE rowid = ?",
+		"INSERT INTO search_fts (rowid, b0, b2, ac) VALUES (?, 'alpha orders ', 'daily totals ', 'alpha orders zanzibar ')",
+	} {
+		if _, err := db.Bun().ExecContext(ctx, stmt, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Bun().ExecContext(ctx, "DELETE FROM catalogd_migration WHERE component = 'search' AND version = 5"); err != nil {
+		t.Fatal(err)
+	}
+	s = openSearch(t, db, fields)
+	if got := search("zanzibar"); len(got) != 0 {
+		t.Errorf("search for a word only the autocomplete field holds = %v, want nothing", got)
+	}
+	for _, text := range []string{"alpha", "totals", "orders daily"} {
+		if got := search(text); !reflect.DeepEqual(got, []string{doc.URN}) {
+			t.Errorf("search %q after migration = %v, want [%s]", text, got, doc.URN)
+		}
+	}
+	if got, err := s.Autocomplete(ctx, catalog.AutocompleteQuery{Query: "zanz", Limit: 10}); err != nil || len(got) != 1 {
+		t.Errorf("autocomplete zanz after migration = %v, %v; want the alias", got, err)
+	}
+}
