@@ -1,10 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"container/heap"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -416,21 +414,18 @@ func (t *topK) Pop() any {
 	return h
 }
 
-// consider keeps h, whose URN is given as read, if it is among the k best
-// so far; the URN is copied only then, so the many hits that are not cost
-// no allocation.
-func (t *topK) consider(h ranked, urn []byte) {
+// consider keeps h if it is among the k best so far.
+func (t *topK) consider(h ranked) {
 	if t.k == 0 {
 		return
 	}
 	if len(t.hits) == t.k {
 		w := t.hits[0]
 		c := rankCompare(h.exact, h.score, w.exact, w.score)
-		if c > 0 || c == 0 && string(urn) >= w.urn {
+		if c > 0 || c == 0 && h.urn >= w.urn {
 			return
 		}
 	}
-	h.urn = string(urn)
 	if len(t.hits) < t.k {
 		heap.Push(t, h)
 		return
@@ -465,11 +460,10 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 			return nil, err
 		}
 	}
-	// Counters by field and value, looked up without allocating a key.
-	counts := map[string]map[string]*int{}
-	for _, f := range facets {
-		counts[f] = map[string]*int{}
-	}
+	// Counters by the facets column's pairs of field and value, looked up
+	// without allocating a key: one lookup a pair, whatever the fields
+	// asked for, which are picked out once at the end.
+	counts := map[string]*int{}
 	best := &topK{}
 	if q.Count > 0 && q.Start < maxTotal {
 		best.k = min(q.Start+q.Count, maxTotal)
@@ -486,42 +480,38 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 	defer rows.Close()
 	total := 0
 	var h ranked
-	var urn, fc sql.RawBytes
+	// Strings, not sql.RawBytes: the drivers hand text columns over as
+	// strings, which a *string takes as they are and RawBytes copies.
+	var fc string
 	for rows.Next() {
-		if err := rows.Scan(&h.id, &urn, &h.score, &fc); err != nil {
+		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc); err != nil {
 			return nil, err
 		}
 		total++
-		h.exact = exact[h.id]
-		best.consider(h, urn)
-		for rest := []byte(fc); len(rest) > 0; {
-			var pair []byte
-			pair, rest, _ = bytes.Cut(rest, []byte(pairSep))
-			f, v, ok := bytes.Cut(pair, []byte(facetSep))
-			if !ok {
-				continue
-			}
-			byValue := counts[string(f)]
-			if byValue == nil {
-				continue
-			}
-			if n := byValue[string(v)]; n != nil {
+		h.exact = len(exact) > 0 && exact[h.id]
+		best.consider(h)
+		for rest := fc; len(rest) > 0; {
+			var pair string
+			pair, rest, _ = strings.Cut(rest, pairSep)
+			if n := counts[pair]; n != nil {
 				*n++
 			} else {
 				one := 1
-				byValue[string(v)] = &one
+				counts[pair] = &one
 			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for f, byValue := range counts {
-		out := make(map[string]int, len(byValue))
-		for v, n := range byValue {
-			out[v] = *n
+	for _, f := range facets {
+		res.Facets[f] = map[string]int{}
+	}
+	for pair, n := range counts {
+		f, v, ok := strings.Cut(pair, facetSep)
+		if byValue := res.Facets[f]; ok && byValue != nil {
+			byValue[v] = *n
 		}
-		res.Facets[f] = out
 	}
 	res.Total = min(total, maxTotal)
 	sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
