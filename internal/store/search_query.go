@@ -460,10 +460,10 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 			return nil, err
 		}
 	}
-	// Counters by the facets column's pairs of field and value, looked up
-	// without allocating a key: one lookup a pair, whatever the fields
-	// asked for, which are picked out once at the end.
-	counts := map[string]*int{}
+	// Counts by the facets column's pairs of field and value: one lookup a
+	// pair, whatever the fields asked for, which are picked out once at
+	// the end. The keys are substrings of the column values as read.
+	counts := make(map[string]int, 512)
 	best := &topK{}
 	if q.Count > 0 && q.Start < maxTotal {
 		best.k = min(q.Start+q.Count, maxTotal)
@@ -493,12 +493,7 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 		for rest := fc; len(rest) > 0; {
 			var pair string
 			pair, rest, _ = strings.Cut(rest, pairSep)
-			if n := counts[pair]; n != nil {
-				*n++
-			} else {
-				one := 1
-				counts[pair] = &one
-			}
+			counts[pair]++
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -510,7 +505,7 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 	for pair, n := range counts {
 		f, v, ok := strings.Cut(pair, facetSep)
 		if byValue := res.Facets[f]; ok && byValue != nil {
-			byValue[v] = *n
+			byValue[v] = n
 		}
 	}
 	res.Total = min(total, maxTotal)
