@@ -184,6 +184,9 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 			{"underscore words", "users created", nil, []string{urnUsers}, true},
 			{"field path", "field_foo_2", nil, []string{urnHive}, true},
 			{"prefix", "SampleKaf", nil, []string{urnKafka}, true},
+			// As a user types: every word but the last is a whole word.
+			{"last word a prefix", "sample kaf", nil, []string{urnKafka}, true},
+			{"earlier words whole", "samp kafka", nil, nil, true},
 			{"description word", "analytics", nil, []string{urnHive}, true},
 			{"entity type", "baz", []string{"chart"}, []string{urnChart}, true},
 			{"no match", "nonexistentword", nil, nil, true},
@@ -405,6 +408,7 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 			{"fct_us", "", []string{"dataset"}, 10, []string{"fct_users_created"}},
 			{"baz", "", []string{"dataset"}, 10, nil},
 			{"baz ch", "name", []string{"chart"}, 10, []string{"Baz Chart 1"}},
+			{"ba ch", "name", []string{"chart"}, 10, nil}, // only the last word is a prefix
 			{"Sample", "", nil, 1, nil}, // one of the two
 			{"zzz", "", nil, 10, nil},
 		}

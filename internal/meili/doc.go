@@ -88,9 +88,9 @@
 // Limits: totals, scans and reachable results stop at maxTotalHits (10000 by
 // default; Meilisearch warns that larger values slow queries down); a facet
 // or a browse level shows at most maxValuesPerFacet values (1000); browse
-// works to maxDepth levels (16). Meilisearch matches only the last query
-// word as a prefix, where the in-store engines accept a prefix for every
-// word. Ranking is Meilisearch's (words, typo — off by default, so matching
+// works to maxDepth levels (16). Like the in-store engines, Meilisearch
+// matches the last query word as a prefix and the others as whole words.
+// Ranking is Meilisearch's (words, typo — off by default, so matching
 // equals the in-store engines' — proximity, attribute, exactness): a boost
 // orders fields but does not weigh them, so scores and the order of
 // equally good hits differ from the in-store engines'. Browse sorts entities

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -167,31 +168,33 @@ func isUpperByte(b byte) bool { return 'A' <= b && b <= 'Z' }
 func isLowerByte(b byte) bool { return 'a' <= b && b <= 'z' }
 
 // QueryTokens returns the words of a query, lower case, without duplicates.
-// Query words are not split into parts: each must be a prefix of an indexed
-// word, and IndexTokens indexes the parts and their runs.
+// Query words are not split into parts: IndexTokens indexes the parts and
+// their runs. Every word but the last must be an indexed word; the last may
+// be the prefix of one, as a user types it (Meilisearch's and Algolia's
+// "prefix last"). Removing duplicates keeps the last word last.
 func QueryTokens(s string) []string {
 	var out []string
-	seen := map[string]struct{}{}
 	eachWord(s, func(w string) {
 		t := strings.ToLower(w)
 		if len(t) > maxTokenLen {
 			t = t[:maxTokenLen]
 		}
-		if _, ok := seen[t]; !ok {
-			seen[t] = struct{}{}
-			out = append(out, t)
+		if i := slices.Index(out, t); i >= 0 {
+			out = slices.Delete(out, i, i+1)
 		}
+		out = append(out, t)
 	})
 	return out
 }
 
-// Matches reports whether every query token is a prefix of some token of
-// text: the test engines apply, used to report matched fields.
+// Matches reports whether text matches the query tokens as the engines
+// match them (see QueryTokens): every token but the last is a token of
+// text, and the last a prefix of one. It reports matched fields.
 func Matches(query []string, text string) bool {
 	if len(query) == 0 {
 		return false
 	}
-	// A token is a prefix of a word only if it occurs in the lower-cased
+	// A token is part of a word only if it occurs in the lower-cased
 	// text: most values of a hit's fields fail this cheap test.
 	lower := strings.ToLower(text)
 	for _, q := range query {
@@ -200,10 +203,11 @@ func Matches(query []string, text string) bool {
 		}
 	}
 	toks := IndexTokens(text)
-	for _, q := range query {
+	last := len(query) - 1
+	for i, q := range query {
 		found := false
 		for _, t := range toks {
-			if strings.HasPrefix(t, q) {
+			if t == q || i == last && strings.HasPrefix(t, q) {
 				found = true
 				break
 			}

@@ -37,6 +37,10 @@ func TestMatches(t *testing.T) {
 		{"field_foo_2", "[version=2.0].[type=boolean].field_foo_2", true},
 		{"users created", "fct_users_created", true},
 		{"kafka", "SampleHiveDataset", false},
+		{"sample hiv", "SampleHiveDataset", true},
+		{"samp hive", "SampleHiveDataset", false}, // only the last word is a prefix
+		{"hive samp", "SampleHiveDataset", true},
+		{"hive samp hive", "SampleHiveDataset", false}, // a repeated word counts where it comes last
 		{"", "anything", false},
 	}
 	for _, tc := range tests {

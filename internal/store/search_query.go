@@ -226,9 +226,9 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 	return sqlc, args, nil
 }
 
-// textMatch returns the engine's full-text condition for query words (each
-// a prefix), the join making it usable, and its score expression (higher is
-// better).
+// textMatch returns the engine's full-text condition for query words (the
+// last a prefix), the join making it usable, and its score expression
+// (higher is better).
 func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
 		col := "d.tsv"
@@ -238,10 +238,12 @@ func (s *Search) textMatch(tokens []string, column string) (from, cond, score st
 		return "search_doc d", col + " @@ ?::tsquery",
 			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", ?::tsquery)", tsQuery(tokens)
 	}
+	// Whole words, but for the last, a prefix (see search.QueryTokens).
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {
-		parts[i] = `"` + t + `"*`
+		parts[i] = `"` + t + `"`
 	}
+	parts[len(parts)-1] += "*"
 	// CROSS JOIN keeps the full-text match as the outer loop: left to
 	// itself the planner may drive from the entity index and run the match
 	// once per document.
@@ -692,8 +694,9 @@ func (s *Search) queriedValues(fieldsJSON string) (map[string][]string, bool) {
 	return all, true
 }
 
-// Autocomplete suggests values of autocomplete fields whose words start
-// with the query's words, values starting with the whole query first.
+// Autocomplete suggests values of autocomplete fields whose words match the
+// query's (the last as a prefix), values starting with the whole query
+// first.
 func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) ([]catalog.Suggestion, error) {
 	out := []catalog.Suggestion{}
 	tokens := search.QueryTokens(q.Query)

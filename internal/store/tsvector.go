@@ -81,8 +81,9 @@ func tsVector(texts []string, weights []pgtype.TSVectorWeight) pgtype.TSVector {
 	return pgtype.TSVector{Lexemes: lex, Valid: true}
 }
 
-// tsQuery is the tsquery matching documents that hold every token, each as
-// a prefix (to_tsquery's "word:*"), without parsing the tokens again.
+// tsQuery is the tsquery matching documents that hold every token, the last
+// as a prefix (to_tsquery's "word:*"), without parsing the tokens again.
+// tokens must not be empty.
 func tsQuery(tokens []string) string {
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {
@@ -91,7 +92,9 @@ func tsQuery(tokens []string) string {
 		// the user's), and a token cut to the maximum length may end in
 		// part of a character.
 		t = strings.ReplaceAll(strings.ReplaceAll(strings.ToValidUTF8(t, ""), `\`, `\\`), `'`, `''`)
-		parts[i] = "'" + t + "':*"
+		parts[i] = "'" + t + "'"
 	}
+	// Whole words, but for the last, a prefix (see search.QueryTokens).
+	parts[len(parts)-1] += ":*"
 	return strings.Join(parts, " & ")
 }
