@@ -409,7 +409,7 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 			{"baz", "", []string{"dataset"}, 10, nil},
 			{"baz ch", "name", []string{"chart"}, 10, []string{"Baz Chart 1"}},
 			{"ba ch", "name", []string{"chart"}, 10, nil}, // only the last word is a prefix
-			{"Sample", "", nil, 1, nil}, // one of the two
+			{"Sample", "", nil, 1, nil},                   // one of the two
 			{"zzz", "", nil, 10, nil},
 		}
 		for _, tc := range tests {
