@@ -178,9 +178,10 @@ func (s *Search) fillAutocomplete(ctx context.Context, tx bun.Tx, dialect string
 // dropTextTableAC empties column ac of search_fts, which held autocomplete
 // words until migration 3 gave them a table of their own. Text searches
 // match every column of search_fts (a column filter cost 7% of the
-// statement's instructions), so words left there would match text queries. The table's words
-// are rewritten from the stored values of the documents, as row derives
-// them for a new document, when any word is in that column.
+// statement's instructions), so words left there would match text
+// queries. The table's words are rewritten from the stored values of the
+// documents, as row derives them for a new document, when any word is in
+// that column.
 func (s *Search) dropTextTableAC(ctx context.Context, tx bun.Tx, dialect string) error {
 	if dialect != SQLite {
 		return nil
