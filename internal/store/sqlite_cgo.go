@@ -21,7 +21,7 @@ var sqliteDriver driver.Driver = &sqlite3.SQLiteDriver{}
 // openSQLiteConn opens a connection without the library's mutexes
 // (database/sql never shares a connection between goroutines).
 func openSQLiteConn(path string) (driver.Conn, error) {
-	c, err := sqliteDriver.Open("file:" + path + "?_mutex=no")
+	c, err := sqliteDriver.Open("file:" + path + "?_mutex=no&vfs=" + sqliteVFS)
 	if err != nil {
 		return nil, err
 	}

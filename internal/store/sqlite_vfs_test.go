@@ -1,0 +1,125 @@
+//go:build cgo && sqlite_fts5 && linux
+
+package store_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+// TestWALWritesGathered checks the C library's VFS: a commit's WAL frames
+// reach the file in a few large writes, and everything committed is read
+// back through other connections, after a transaction large enough to
+// spill pages to the WAL before its commit and rewrite them there.
+func TestWALWritesGathered(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "vfs.db")
+	// No checkpoints during the test: they would write too.
+	db, err := store.Open(ctx, file, store.WithCheckpoints(time.Hour, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var pageSize int64
+	if err := db.Bun().QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+
+	value := func(i, round int) []byte {
+		return []byte(fmt.Sprintf(`{"username":"u%d","round":%d,"pad":"%s"}`, i, round, strings.Repeat("x", 1500+i%700)))
+	}
+	write := func(n, round int) {
+		t.Helper()
+		writes := make([]catalog.AspectWrite, n)
+		for i := range writes {
+			// Scattered keys, as real URNs are, so that most writes dirty a
+			// page of their own.
+			writes[i] = catalog.AspectWrite{Aspect: catalog.Aspect{
+				URN: fmt.Sprintf("urn:li:corpuser:u%08d", (i*7919)%n), Name: "corpUserKey",
+				Value: value((i*7919)%n, round), SystemMetadata: []byte(`{}`),
+			}}
+		}
+		if err := db.Update(ctx, func(tx catalog.Tx) error { return tx.PutAspects(ctx, writes) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walFrames := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(file + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return (fi.Size() - 32) / (pageSize + 24)
+	}
+
+	write(10, 0) // creates the WAL
+	frames0, writes0 := walFrames(), processWrites(t)
+	write(1000, 1)
+	frames, writes := walFrames()-frames0, processWrites(t)-writes0
+	if frames < 400 {
+		t.Fatalf("the commit appended only %d frames; the test needs hundreds", frames)
+	}
+	// Unbuffered, SQLite makes two writes a frame. The allowance covers
+	// whatever else the process writes meanwhile.
+	if writes > frames/8+20 {
+		t.Errorf("a commit of %d WAL frames took %d write calls", frames, writes)
+	}
+
+	// 40 MB in one transaction: more than the writer's page cache, so
+	// SQLite writes pages to the WAL before the commit and overwrites
+	// them in place when they change again.
+	const many = 20000
+	write(many, 2)
+	write(many, 3)
+
+	other, err := store.Open(ctx, file, store.WithCheckpoints(time.Hour, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, r := range []catalog.Reader{db, other} {
+		for _, i := range []int{0, 1, 999, 12345, many - 1} {
+			urn := fmt.Sprintf("urn:li:corpuser:u%08d", i)
+			a, err := r.AspectVersion(ctx, urn, "corpUserKey", 0)
+			if err != nil {
+				t.Fatalf("read %s: %v", urn, err)
+			}
+			if want := string(value(i, 3)); string(a.Value) != want {
+				t.Errorf("%s reads %.60s..., want %.60s...", urn, a.Value, want)
+			}
+		}
+	}
+}
+
+// processWrites returns the number of write system calls the process has
+// made.
+func processWrites(t *testing.T) int64 {
+	t.Helper()
+	f, err := os.Open("/proc/self/io")
+	if err != nil {
+		t.Skipf("no write count: %v", err)
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), "syscw: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Skip("no syscw in /proc/self/io")
+	return 0
+}
