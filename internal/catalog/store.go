@@ -75,6 +75,10 @@ type AspectWrite struct {
 type EdgeSet struct {
 	URN, Aspect string
 	Edges       []Edge
+	// Fresh says that the aspect was not stored before the transaction, so
+	// no edges of it are either and there is nothing to delete: a new
+	// entity's edges are then written without looking for old ones.
+	Fresh bool
 }
 
 // TimeseriesQuery selects values of one timeseries aspect of one entity.

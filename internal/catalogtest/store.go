@@ -681,6 +681,22 @@ func testEdges(t *testing.T, s catalog.Store) {
 	if _, total := query(catalog.EdgeQuery{URN: owner, Direction: catalog.Incoming}); total != 1 {
 		t.Errorf("after clearing ownership of a, owner has %d incoming edges, want 1", total)
 	}
+	// Fresh sets (of aspects not stored before) are written alongside sets
+	// that replace stored edges.
+	e5 := "urn:li:dataset:e"
+	update(t, s, func(tx catalog.Tx) error {
+		return tx.ReplaceEdges(ctx, []catalog.EdgeSet{
+			{URN: e5, Aspect: "upstreamLineage", Edges: []catalog.Edge{{Relationship: "DownstreamOf", Destination: c}}, Fresh: true},
+			{URN: a, Aspect: "upstreamLineage", Edges: []catalog.Edge{{Relationship: "DownstreamOf", Destination: b}}},
+			{URN: e5, Aspect: "ownership", Edges: []catalog.Edge{{Relationship: "OwnedBy", Destination: owner}}, Fresh: true},
+		})
+	})
+	if got, _ := query(catalog.EdgeQuery{URN: a, Direction: catalog.Outgoing}); fmt.Sprint(got) != fmt.Sprint([]e{{a, "DownstreamOf", b, "upstreamLineage"}}) {
+		t.Errorf("after replacing next to fresh sets, a's edges are %v", got)
+	}
+	if got, _ := query(catalog.EdgeQuery{URN: e5, Direction: catalog.Outgoing}); fmt.Sprint(got) != fmt.Sprint([]e{{e5, "DownstreamOf", c, "upstreamLineage"}, {e5, "OwnedBy", owner, "ownership"}}) {
+		t.Errorf("fresh sets wrote %v", got)
+	}
 }
 
 func testDeleteAspect(t *testing.T, s catalog.Store) {

@@ -39,6 +39,7 @@ type slot struct {
 	value  any // cur.Value decoded, when the request wrote it; saves decoding it again for edges
 	max    int64
 	exists bool
+	stored bool // the aspect was stored when the transaction began
 }
 
 type touch struct {
@@ -69,7 +70,7 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 	for _, u := range urns {
 		m := make(map[string]*slot)
 		for name, c := range cur[u] {
-			m[name] = &slot{cur: c.Aspect, max: c.MaxVersion, exists: true}
+			m[name] = &slot{cur: c.Aspect, max: c.MaxVersion, exists: true, stored: true}
 		}
 		a.state[u] = m
 	}
@@ -514,7 +515,7 @@ func (a *applier) edges(ctx context.Context) error {
 					return fmt.Errorf("decode %s of %s: %w", name, urn, err)
 				}
 			}
-			sets = append(sets, catalog.EdgeSet{URN: urn, Aspect: name, Edges: Edges(urn, spec, v, s.cur.Created)})
+			sets = append(sets, catalog.EdgeSet{URN: urn, Aspect: name, Edges: Edges(urn, spec, v, s.cur.Created), Fresh: !s.stored})
 		}
 	}
 	if len(sets) == 0 {

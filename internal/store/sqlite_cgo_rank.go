@@ -103,6 +103,7 @@ import "C"
 import "fmt"
 
 func init() {
+	configureSQLite()
 	if rc := C.catalogd_register(); rc != 0 {
 		panic(fmt.Sprintf("register the SQLite rank function: result code %d", rc))
 	}

@@ -221,14 +221,18 @@ func (tx *Tx) PutTimeseries(ctx context.Context, values []catalog.TimeseriesValu
 type edgeKey struct{ relationship, destination string }
 
 // ReplaceEdges replaces, for each set, the edges derived from one aspect of
-// one URN. It issues one DELETE per aspect name and one bulk INSERT for the
-// whole request, because ingest rewrites the edges of hundreds of aspects per
-// batch and a statement per aspect dominated its cost.
+// one URN. It issues one DELETE per aspect name (none for fresh sets) and one
+// bulk INSERT for the whole request, because ingest rewrites the edges of
+// hundreds of aspects per batch and a statement per aspect dominated its
+// cost.
 func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 	qs := tx.db.q
 	byAspect := map[string][]string{}
 	var aspects []string
 	for _, set := range sets {
+		if set.Fresh {
+			continue
+		}
 		if byAspect[set.Aspect] == nil {
 			aspects = append(aspects, set.Aspect)
 		}
