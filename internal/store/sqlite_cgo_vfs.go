@@ -61,6 +61,7 @@ struct sqlite3_vfs {
 	const char *(*xNextSystemCall)(sqlite3_vfs*, const char*);
 };
 extern sqlite3_vfs *sqlite3_vfs_find(const char*);
+extern sqlite3_file *sqlite3_database_file_object(const char*);
 extern int sqlite3_vfs_register(sqlite3_vfs*, int);
 extern int sqlite3_config(int, ...);
 
@@ -92,8 +93,12 @@ static int catalogd_configure(void) {
 // commit frame's write has returned, by updating the WAL index, so no
 // connection or process can read a frame that is still in the buffer; and a
 // failed write fails the commit frame's write, which SQLite then rolls
-// back, as it would without the buffer. A WAL file is used by one
-// connection at a time, as every SQLite file is, so the buffer needs no
+// back, as it would without the buffer. Frames of a transaction that spilled
+// pages to the WAL and then rolled back may still be buffered when it ends:
+// they are written before the connection takes or releases any lock of the
+// WAL (SQLite's locks of the database file's shared memory), so never after
+// another connection may have written where they go. A WAL file is used by
+// one connection at a time, as every SQLite file is, so the buffer needs no
 // lock.
 typedef struct wcFile {
 	sqlite3_file base;
@@ -104,6 +109,8 @@ typedef struct wcFile {
 	sqlite3_int64 ofst; // file offset of buf[0]
 	sqlite3_int64 next; // offset just past the previous write
 	int commit;         // the previous write was a commit frame's header
+	struct wcFile *walFile; // of a database file: its WAL, while open
+	struct wcFile *dbFile;  // of a WAL file: its database file
 } wcFile;
 
 static sqlite3_vfs *wcParent;
@@ -119,6 +126,9 @@ static int wcFlush(wcFile *f) {
 
 static int wcClose(sqlite3_file *pf) {
 	wcFile *f = (wcFile*)pf;
+	if (f->dbFile) {
+		f->dbFile->walFile = 0;
+	}
 	int rc = wcFlush(f);
 	free(f->buf);
 	f->buf = 0;
@@ -221,6 +231,10 @@ static int wcShmMap(sqlite3_file *pf, int pg, int pgsz, int extend, void volatil
 
 static int wcShmLock(sqlite3_file *pf, int offset, int n, int flags) {
 	wcFile *f = (wcFile*)pf;
+	if (f->walFile) {
+		int rc = wcFlush(f->walFile);
+		if (rc) return rc;
+	}
 	return f->real->pMethods->xShmLock(f->real, offset, n, flags);
 }
 
@@ -269,6 +283,15 @@ static int wcOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *pf, int flag
 		return rc;
 	}
 	f->wal = (flags & WC_OPEN_WAL) != 0;
+	if (f->wal) {
+		// The database file is open, through this VFS: SQLite opens a
+		// WAL for a database it has opened, and closes it first.
+		wcFile *db = (wcFile*)sqlite3_database_file_object(name);
+		if (db) {
+			db->walFile = f;
+			f->dbFile = db;
+		}
+	}
 	pf->pMethods = &wcMethods;
 	return rc;
 }

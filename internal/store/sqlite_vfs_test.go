@@ -123,3 +123,78 @@ func processWrites(t *testing.T) int64 {
 	t.Skip("no syscw in /proc/self/io")
 	return 0
 }
+
+// TestWALBufferAfterRollback checks that frames a rolled-back transaction
+// left in the WAL buffer cannot overwrite what another connection commits
+// afterwards, in the same place of the WAL.
+func TestWALBufferAfterRollback(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "rollback.db")
+	open := func() *store.DB {
+		t.Helper()
+		db, err := store.Open(ctx, file, store.WithCheckpoints(time.Hour, 1<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(), open()
+	writes := func(n int, tag string) []catalog.AspectWrite {
+		w := make([]catalog.AspectWrite, n)
+		for i := range w {
+			w[i] = catalog.AspectWrite{Aspect: catalog.Aspect{
+				URN: fmt.Sprintf("urn:li:corpuser:%s%08d", tag, (i*7919)%n), Name: "corpUserKey",
+				Value: []byte(fmt.Sprintf(`{"username":"%s%d","pad":"%s"}`, tag, (i*7919)%n, strings.Repeat(tag, 1800))), SystemMetadata: []byte(`{}`),
+			}}
+		}
+		return w
+	}
+	const n = 20000 // 40 MB: more than the writer's page cache, so it spills to the WAL
+	truncate := func() {
+		t.Helper()
+		if _, err := b.Bun().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An empty WAL, so that rolling back reads nothing from it.
+	truncate()
+	rollback := fmt.Errorf("roll back")
+	if err := a.Update(ctx, func(tx catalog.Tx) error {
+		if err := tx.PutAspects(ctx, writes(n, "a")); err != nil {
+			return err
+		}
+		return rollback
+	}); err != rollback {
+		t.Fatalf("Update = %v, want the rollback", err)
+	}
+	// The WAL starts over, and b writes where a's frames went.
+	truncate()
+	if err := b.Update(ctx, func(tx catalog.Tx) error { return tx.PutAspects(ctx, writes(n, "b")) }); err != nil {
+		t.Fatal(err)
+	}
+	// a writes again: anything it still held would reach the file now.
+	if err := a.Update(ctx, func(tx catalog.Tx) error { return tx.PutAspects(ctx, writes(10, "c")) }); err != nil {
+		t.Fatal(err)
+	}
+	var check string
+	if err := b.Bun().QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check = %q, %v", check, err)
+	}
+	rows, err := b.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:corpuser:b%", Limit: 2 * n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n {
+		t.Fatalf("%d aspects of b, want %d", len(rows), n)
+	}
+	for _, r := range rows {
+		i, err := strconv.Atoi(strings.TrimPrefix(r.URN, "urn:li:corpuser:b"))
+		if err != nil {
+			t.Fatalf("unexpected URN %s", r.URN)
+		}
+		if want := fmt.Sprintf(`{"username":"b%d",`, i); !strings.HasPrefix(string(r.Value), want) {
+			t.Fatalf("%s reads %.40s..., want %s...", r.URN, r.Value, want)
+		}
+	}
+}
