@@ -1,7 +1,7 @@
 package store
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -28,13 +28,18 @@ func tsVector(texts []string, weights []pgtype.TSVectorWeight) pgtype.TSVector {
 	at := map[string]int{}
 	var lex []pgtype.TSVectorLexeme
 	offset := 0 // the highest position so far
-	local := map[string][]uint16{}
-	var order []string
+	// The positions of one text's words, without a slice per word: each
+	// word's are a list threaded through one arena. Ingest builds a
+	// tsvector per document on a machine PostgreSQL shares, and a slice
+	// per word was a quarter of its cost.
+	local := map[string]int{} // word → index in words
+	var words []tsWord
+	var arena []tsPos
 	for i, text := range texts {
 		// to_tsvector of this text: positions from 1, the last one shared
 		// by every later word, equal ones once, at most maxTSPositions.
 		clear(local)
-		order = order[:0]
+		words, arena = words[:0], arena[:0]
 		pos := 0
 		for len(text) > 0 {
 			var word string
@@ -43,32 +48,42 @@ func tsVector(texts []string, weights []pgtype.TSVectorWeight) pgtype.TSVector {
 				continue
 			}
 			pos = min(pos+1, maxTSPos)
-			ps, seen := local[word]
+			k, seen := local[word]
 			if !seen {
-				order = append(order, word)
+				k = len(words)
+				local[word] = k
+				words = append(words, tsWord{word: word, first: -1, last: -1})
 			}
-			if len(ps) < maxTSPositions && (len(ps) == 0 || int(ps[len(ps)-1]) != maxTSPos && int(ps[len(ps)-1]) != pos) {
-				local[word] = append(ps, uint16(pos))
+			w := &words[k]
+			if w.n < maxTSPositions && (w.n == 0 || int(arena[w.last].pos) != maxTSPos && int(arena[w.last].pos) != pos) {
+				arena = append(arena, tsPos{pos: uint16(pos), next: -1})
+				if w.last >= 0 {
+					arena[w.last].next = int32(len(arena) - 1)
+				} else {
+					w.first = int32(len(arena) - 1)
+				}
+				w.last = int32(len(arena) - 1)
+				w.n++
 			}
 		}
 		// || shifts them by the highest position of the left operand and
 		// appends them to a lexeme's positions, up to one more than
 		// to_tsvector keeps and until one is the last position.
 		high := offset
-		for _, word := range order {
-			j, ok := at[word]
+		for _, w := range words {
+			j, ok := at[w.word]
 			if !ok {
 				j = len(lex)
-				at[word] = j
-				lex = append(lex, pgtype.TSVectorLexeme{Word: word})
+				at[w.word] = j
+				lex = append(lex, pgtype.TSVectorLexeme{Word: w.word, Positions: make([]pgtype.TSVectorPosition, 0, w.n)})
 			}
 			l := &lex[j]
-			for _, p := range local[word] {
+			for e := w.first; e >= 0; e = arena[e].next {
 				n := len(l.Positions)
 				if n > maxTSPositions || n > 0 && l.Positions[n-1].Position == maxTSPos {
 					break
 				}
-				q := uint16(min(int(p)+offset, maxTSPos))
+				q := uint16(min(int(arena[e].pos)+offset, maxTSPos))
 				l.Positions = append(l.Positions, pgtype.TSVectorPosition{Position: q, Weight: weights[i]})
 				high = max(high, int(q))
 			}
@@ -77,8 +92,22 @@ func tsVector(texts []string, weights []pgtype.TSVectorWeight) pgtype.TSVector {
 	}
 	// PostgreSQL stores lexemes in byte order, shorter first on a common
 	// prefix, which is Go's string order.
-	sort.Slice(lex, func(a, b int) bool { return lex[a].Word < lex[b].Word })
+	slices.SortFunc(lex, func(a, b pgtype.TSVectorLexeme) int { return strings.Compare(a.Word, b.Word) })
 	return pgtype.TSVector{Lexemes: lex, Valid: true}
+}
+
+// tsWord is a word of one text in tsVector: the number of its positions
+// and the first and last of their entries in the arena.
+type tsWord struct {
+	word        string
+	n           int
+	first, last int32
+}
+
+// tsPos is one position of a word, and the arena index of its next one.
+type tsPos struct {
+	pos  uint16
+	next int32
 }
 
 // tsQuery is the tsquery matching documents that hold every token, the last
