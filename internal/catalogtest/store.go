@@ -697,6 +697,23 @@ func testEdges(t *testing.T, s catalog.Store) {
 	if got, _ := query(catalog.EdgeQuery{URN: e5, Direction: catalog.Outgoing}); fmt.Sprint(got) != fmt.Sprint([]e{{e5, "DownstreamOf", c, "upstreamLineage"}, {e5, "OwnedBy", owner, "ownership"}}) {
 		t.Errorf("fresh sets wrote %v", got)
 	}
+	// An edge kept under the same key takes the new stamp and properties,
+	// and replacing an aspect's edges with the same ones changes nothing.
+	for _, props := range []json.RawMessage{json.RawMessage(`{"type":"VIEW"}`), nil, nil} {
+		update(t, s, func(tx catalog.Tx) error {
+			return tx.ReplaceEdges(ctx, oneSet(e5, "upstreamLineage", []catalog.Edge{
+				{Relationship: "DownstreamOf", Destination: c, Created: stamp(7), Properties: props},
+				{Relationship: "DownstreamOf", Destination: d, Created: stamp(7)},
+			}))
+		})
+		got, _, err := s.Edges(ctx, catalog.EdgeQuery{URN: e5, Direction: catalog.Outgoing, Relationships: []string{"DownstreamOf"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Destination != c || got[0].Created != stamp(7) || string(got[0].Properties) != string(props) || got[1].Destination != d {
+			t.Errorf("after replacing with properties %s: %+v", props, got)
+		}
+	}
 }
 
 func testDeleteAspect(t *testing.T, s catalog.Store) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"sort"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -220,47 +221,38 @@ func (tx *Tx) PutTimeseries(ctx context.Context, values []catalog.TimeseriesValu
 
 type edgeKey struct{ relationship, destination string }
 
+// storedEdge is what the edge table holds of one edge besides its key.
+type storedEdge struct {
+	createdOn    int64
+	createdActor string
+	properties   sql.NullString
+}
+
 // ReplaceEdges replaces, for each set, the edges derived from one aspect of
-// one URN. It issues one DELETE per aspect name (none for fresh sets) and one
-// bulk INSERT for the whole request, because ingest rewrites the edges of
-// hundreds of aspects per batch and a statement per aspect dominated its
-// cost.
+// one URN, writing only the difference: edges the aspect no longer yields
+// are deleted, new or changed ones inserted, and unchanged ones left alone.
+// A full restore derives the edges the table already holds, and an update
+// of an aspect mostly keeps its edges; rewriting them all dirtied two index
+// pages an edge. The stored edges of the sets' URNs are read in one query
+// (none for fresh sets), deletes go by primary key and the inserts in one
+// bulk statement.
 func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 	qs := tx.db.q
-	byAspect := map[string][]string{}
-	var aspects []string
+	var stale []string // URNs with a set that is not fresh
+	seenURN := map[string]bool{}
 	for _, set := range sets {
-		if set.Fresh {
-			continue
+		if !set.Fresh && !seenURN[set.URN] {
+			seenURN[set.URN] = true
+			stale = append(stale, set.URN)
 		}
-		if byAspect[set.Aspect] == nil {
-			aspects = append(aspects, set.Aspect)
-		}
-		byAspect[set.Aspect] = append(byAspect[set.Aspect], set.URN)
 	}
-	sort.Strings(aspects)
-	if qs.pg && len(aspects) > 1 {
-		// One round trip for all sets: a statement per aspect name cost
-		// PostgreSQL ingest several round trips per batch.
-		var us, as []string
-		for _, aspect := range aspects {
-			for _, u := range byAspect[aspect] {
-				us, as = append(us, u), append(as, aspect)
-			}
-		}
-		if _, err := tx.q.ExecContext(ctx, "DELETE FROM edge AS e USING unnest($1::text[], $2::text[]) AS t(u, a) WHERE e.source_urn = t.u AND e.source_aspect = t.a", us, as); err != nil {
-			return tx.db.fail(ctx, err, "delete edges of %d aspects", len(us))
-		}
-	} else {
-		for _, aspect := range aspects {
-			urns := byAspect[aspect]
-			if _, err := tx.q.ExecContext(ctx, qs.rebind("DELETE FROM edge WHERE source_aspect = ? AND "+qs.inList("source_urn")), aspect, qs.listArg(urns)); err != nil {
-				return tx.db.fail(ctx, err, "delete edges of aspect %s of %d entities", aspect, len(urns))
-			}
-		}
+	old, err := tx.storedEdges(ctx, stale)
+	if err != nil {
+		return tx.db.fail(ctx, err, "read edges of %s", describeURNs(stale))
 	}
 	const cols = 7
-	var args []any
+	var ins []any
+	var del []string // flat (source, relationship, destination, aspect)
 	for _, set := range sets {
 		urn, aspect, edges := set.URN, set.Aspect, set.Edges
 		last := make(map[edgeKey]int, len(edges))
@@ -286,16 +278,87 @@ func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 			}
 			return x.Destination < y.Destination
 		})
+		stored := old[aspectKey{urn, aspect}]
 		for _, i := range keep {
 			e := edges[i]
-			args = append(args, urn, e.Relationship, e.Destination, aspect, e.Created.Time, e.Created.Actor, text(e.Properties))
+			k := edgeKey{e.Relationship, e.Destination}
+			if was, ok := stored[k]; ok {
+				delete(stored, k)
+				if was.createdOn == e.Created.Time && was.createdActor == e.Created.Actor &&
+					was.properties.Valid == (e.Properties != nil) && was.properties.String == string(e.Properties) {
+					continue
+				}
+				del = append(del, urn, k.relationship, k.destination, aspect)
+			}
+			ins = append(ins, urn, e.Relationship, e.Destination, aspect, e.Created.Time, e.Created.Actor, text(e.Properties))
+		}
+		for k := range stored {
+			del = append(del, urn, k.relationship, k.destination, aspect)
 		}
 	}
-	if len(args) == 0 {
+	if err := tx.deleteEdges(ctx, del); err != nil {
+		return tx.db.fail(ctx, err, "delete %d edges", len(del)/4)
+	}
+	if err := qs.insertRows(ctx, tx.q, insertEdges, ins); err != nil {
+		return tx.db.fail(ctx, err, "write %d edges", len(ins)/cols)
+	}
+	return nil
+}
+
+// storedEdges reads the edges of urns, by source aspect and key.
+func (tx *Tx) storedEdges(ctx context.Context, urns []string) (map[aspectKey]map[edgeKey]storedEdge, error) {
+	out := map[aspectKey]map[edgeKey]storedEdge{}
+	if len(urns) == 0 {
+		return out, nil
+	}
+	qs := tx.db.q
+	rows, err := tx.q.QueryContext(ctx, qs.rebind("SELECT source_urn, source_aspect, relationship, destination_urn, created_on, created_actor, properties FROM edge WHERE "+qs.inList("source_urn")), qs.listArg(urns))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a aspectKey
+		var k edgeKey
+		var e storedEdge
+		if err := rows.Scan(&a.urn, &a.name, &k.relationship, &k.destination, &e.createdOn, &e.createdActor, &e.properties); err != nil {
+			return nil, err
+		}
+		m := out[a]
+		if m == nil {
+			m = map[edgeKey]storedEdge{}
+			out[a] = m
+		}
+		m[k] = e
+	}
+	return out, rows.Err()
+}
+
+// deleteEdges deletes edges by primary key, given flat (source,
+// relationship, destination, aspect) quadruples.
+func (tx *Tx) deleteEdges(ctx context.Context, flat []string) error {
+	n := len(flat) / 4
+	if n == 0 {
 		return nil
 	}
-	if err := qs.insertRows(ctx, tx.q, insertEdges, args); err != nil {
-		return tx.db.fail(ctx, err, "write %d edges", len(args)/cols)
+	if tx.db.q.pg {
+		cols := [4][]string{}
+		for c := range cols {
+			cols[c] = make([]string, n)
+			for i := 0; i < n; i++ {
+				cols[c][i] = flat[4*i+c]
+			}
+		}
+		_, err := tx.q.ExecContext(ctx, `DELETE FROM edge AS e USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(s, r, d, a)
+WHERE e.source_urn = t.s AND e.relationship = t.r AND e.destination_urn = t.d AND e.source_aspect = t.a`, cols[0], cols[1], cols[2], cols[3])
+		return err
+	}
+	// Row by row through one statement: each is a primary-key seek.
+	for i := 0; i < n; i++ {
+		if _, err := tx.q.ExecContext(ctx, "DELETE FROM edge WHERE source_urn = ? AND relationship = ? AND destination_urn = ? AND source_aspect = ?",
+			flat[4*i], flat[4*i+1], flat[4*i+2], flat[4*i+3]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
