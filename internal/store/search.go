@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -423,6 +424,13 @@ func (s *Search) row(d catalog.Document) docRow {
 	acvals := map[string][]string{}
 	seen := map[string]bool{}
 	var tz search.Tokenizer
+	// On SQLite each column's words are written once: the text tables
+	// keep which columns hold a word (detail=column), not how often, and
+	// FTS5 tokenizing and hashing the repeats (the same words in twenty
+	// column descriptions) was 7% of the library's instructions in an
+	// ingest. PostgreSQL's ts_rank counts repeats, so there they stay.
+	once := wordsOnce{all: s.db.q.pg}
+	defer once.release()
 	names := make([]string, 0, len(d.Fields))
 	for n := range d.Fields {
 		names = append(names, n)
@@ -474,16 +482,21 @@ func (s *Search) row(d catalog.Document) docRow {
 			}
 			toks := tz.Tokens(str)
 			if f.QueryByDefault {
-				b := &buckets[bucketOf(f.Boost)]
+				bucket := bucketOf(f.Boost)
+				b := &buckets[bucket]
 				for _, t := range toks {
-					b.WriteString(t)
-					b.WriteByte(' ')
+					if once.first(t, bucket) {
+						b.WriteString(t)
+						b.WriteByte(' ')
+					}
 				}
 			}
 			if f.Autocomplete {
 				for _, t := range toks {
-					ac.WriteString(t)
-					ac.WriteByte(' ')
+					if once.first(t, len(buckets)) {
+						ac.WriteString(t)
+						ac.WriteByte(' ')
+					}
 				}
 				acvals[name] = append(acvals[name], str)
 			}
@@ -511,6 +524,41 @@ func (s *Search) row(d catalog.Document) docRow {
 		}
 	}
 	return r
+}
+
+// wordsOnce tells whether a word is the first of its kind in a column of
+// a document's text (columns 0-4 the boost buckets, 5 the autocomplete
+// words), unless all is set. Its map comes from a pool: a full restore
+// builds its documents on one goroutine while the previous batch is
+// written, and a new map per document made that goroutine the slower one.
+type wordsOnce struct {
+	all  bool
+	seen map[string]uint8 // word → bit per column it is in
+}
+
+var wordsOncePool = sync.Pool{New: func() any { return make(map[string]uint8, 256) }}
+
+func (o *wordsOnce) first(word string, column int) bool {
+	if o.all {
+		return true
+	}
+	if o.seen == nil {
+		o.seen = wordsOncePool.Get().(map[string]uint8)
+	}
+	bit := uint8(1) << column
+	if o.seen[word]&bit != 0 {
+		return false
+	}
+	o.seen[word] |= bit
+	return true
+}
+
+func (o *wordsOnce) release() {
+	if o.seen != nil {
+		clear(o.seen)
+		wordsOncePool.Put(o.seen)
+		o.seen = nil
+	}
 }
 
 // Separators of the facets column: field and value, then pairs. Neither

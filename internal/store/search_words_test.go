@@ -1,0 +1,46 @@
+package store
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+)
+
+// TestTextWordsOnce checks the text a document's row gives the full-text
+// index: on SQLite each column holds a word once, however often the
+// document has it; PostgreSQL, whose ranking counts repeats, keeps them all.
+func TestTextWordsOnce(t *testing.T) {
+	fields := []catalog.SearchField{
+		{Name: "name", Type: "WORD_GRAM", Boost: 10, QueryByDefault: true, Autocomplete: true},
+		{Name: "fieldDescriptions", Type: "TEXT", Boost: 0.1, QueryByDefault: true},
+	}
+	doc := catalog.Document{URN: "urn:li:dataset:x", EntityType: "dataset", Fields: map[string][]any{
+		"name":              {"orders_daily", "orders"},
+		"fieldDescriptions": {"Column 1 of orders", "Column 2 of orders", "orders"},
+	}}
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			s := &Search{db: &DB{q: queries{pg: name == "postgres"}}, fields: map[string]catalog.SearchField{}}
+			for _, f := range fields {
+				s.fields[f.Name] = f
+			}
+			r := s.row(doc)
+			var text []string
+			for _, b := range r.text {
+				if b != "" {
+					text = append(text, strings.TrimSpace(b))
+				}
+			}
+			want := []string{"orders daily", "column 1 of orders 2"}
+			wantAC := "orders daily"
+			if name == "postgres" {
+				want = []string{"orders daily orders", "column 1 of orders column 2 of orders orders"}
+				wantAC = "orders daily orders"
+			}
+			if strings.Join(text, " | ") != strings.Join(want, " | ") || strings.TrimSpace(r.ac) != wantAC {
+				t.Errorf("text %q, autocomplete %q; want %q, %q", text, r.ac, want, wantAC)
+			}
+		})
+	}
+}
