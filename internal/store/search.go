@@ -928,31 +928,6 @@ func (s *Search) deleteDocs(ctx context.Context, tx *Tx, ids []int64) error {
 	return nil
 }
 
-// deleteKeys deletes rows by primary key, given flat (text, text, doc)
-// triples.
-func deleteKeys(ctx context.Context, tx *Tx, table string, cols []string, flat []any) error {
-	if len(flat) == 0 {
-		return nil
-	}
-	q := tx.db.q
-	n := len(flat) / 3
-	if q.pg {
-		a, b, c := make([]string, n), make([]string, n), make([]int64, n)
-		for i := 0; i < n; i++ {
-			a[i], b[i], c[i] = flat[3*i].(string), flat[3*i+1].(string), flat[3*i+2].(int64)
-		}
-		_, err := tx.q.ExecContext(ctx, "DELETE FROM "+table+" x USING unnest($1::text[], $2::text[], $3::bigint[]) AS t(a, b, c) WHERE x."+cols[0]+" = t.a AND x."+cols[1]+" = t.b AND x."+cols[2]+" = t.c", a, b, c)
-		return err
-	}
-	// Row by row through one statement: each is a primary-key seek.
-	for i := 0; i < n; i++ {
-		if _, err := tx.q.ExecContext(ctx, "DELETE FROM "+table+" WHERE "+cols[0]+" = ? AND "+cols[1]+" = ? AND "+cols[2]+" = ?", flat[3*i:3*i+3]...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func insertKW(ctx context.Context, tx *Tx, flat []any) error {
 	return tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_kw", cols: []string{"field", "value", "doc", "lvalue", "num"}, types: []string{"text", "text", "bigint", "text", "float8"}, skipConflicts: true}, flat)
 }

@@ -222,3 +222,51 @@ func (q queries) insertRows(ctx context.Context, x querier, b bulkInsert, flat [
 	}
 	return nil
 }
+
+// deleteKeys deletes rows of table by primary key, given the values of the
+// key columns cols flat, row after row: strings, or int64s, the same type
+// down a column.
+func deleteKeys(ctx context.Context, tx *Tx, table string, cols []string, flat []any) error {
+	k := len(cols)
+	n := len(flat) / k
+	if n == 0 {
+		return nil
+	}
+	conds := make([]string, k)
+	if tx.db.q.pg {
+		// One statement whatever the row count: an array per column.
+		arrays := make([]any, k)
+		casts := make([]string, k)
+		names := make([]string, k)
+		for c := range cols {
+			if _, ok := flat[c].(int64); ok {
+				col := make([]int64, n)
+				for i := range col {
+					col[i] = flat[i*k+c].(int64)
+				}
+				arrays[c], casts[c] = col, fmt.Sprintf("$%d::bigint[]", c+1)
+			} else {
+				col := make([]string, n)
+				for i := range col {
+					col[i] = flat[i*k+c].(string)
+				}
+				arrays[c], casts[c] = col, fmt.Sprintf("$%d::text[]", c+1)
+			}
+			names[c] = fmt.Sprintf("k%d", c)
+			conds[c] = "x." + cols[c] + " = t." + names[c]
+		}
+		_, err := tx.q.ExecContext(ctx, "DELETE FROM "+table+" AS x USING unnest("+strings.Join(casts, ", ")+") AS t("+strings.Join(names, ", ")+") WHERE "+strings.Join(conds, " AND "), arrays...)
+		return err
+	}
+	// Row by row through one statement: each is a primary-key seek.
+	for c, col := range cols {
+		conds[c] = col + " = ?"
+	}
+	stmt := "DELETE FROM " + table + " WHERE " + strings.Join(conds, " AND ")
+	for i := 0; i < n; i++ {
+		if _, err := tx.q.ExecContext(ctx, stmt, flat[k*i:k*i+k]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

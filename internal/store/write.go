@@ -252,7 +252,7 @@ func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 	}
 	const cols = 7
 	var ins []any
-	var del []string // flat (source, relationship, destination, aspect)
+	var del []any // flat (source, relationship, destination, aspect)
 	for _, set := range sets {
 		urn, aspect, edges := set.URN, set.Aspect, set.Edges
 		last := make(map[edgeKey]int, len(edges))
@@ -296,7 +296,7 @@ func (tx *Tx) ReplaceEdges(ctx context.Context, sets []catalog.EdgeSet) error {
 			del = append(del, urn, k.relationship, k.destination, aspect)
 		}
 	}
-	if err := tx.deleteEdges(ctx, del); err != nil {
+	if err := deleteKeys(ctx, tx, "edge", []string{"source_urn", "relationship", "destination_urn", "source_aspect"}, del); err != nil {
 		return tx.db.fail(ctx, err, "delete %d edges", len(del)/4)
 	}
 	if err := qs.insertRows(ctx, tx.q, insertEdges, ins); err != nil {
@@ -332,33 +332,4 @@ func (tx *Tx) storedEdges(ctx context.Context, urns []string) (map[aspectKey]map
 		m[k] = e
 	}
 	return out, rows.Err()
-}
-
-// deleteEdges deletes edges by primary key, given flat (source,
-// relationship, destination, aspect) quadruples.
-func (tx *Tx) deleteEdges(ctx context.Context, flat []string) error {
-	n := len(flat) / 4
-	if n == 0 {
-		return nil
-	}
-	if tx.db.q.pg {
-		cols := [4][]string{}
-		for c := range cols {
-			cols[c] = make([]string, n)
-			for i := 0; i < n; i++ {
-				cols[c][i] = flat[4*i+c]
-			}
-		}
-		_, err := tx.q.ExecContext(ctx, `DELETE FROM edge AS e USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(s, r, d, a)
-WHERE e.source_urn = t.s AND e.relationship = t.r AND e.destination_urn = t.d AND e.source_aspect = t.a`, cols[0], cols[1], cols[2], cols[3])
-		return err
-	}
-	// Row by row through one statement: each is a primary-key seek.
-	for i := 0; i < n; i++ {
-		if _, err := tx.q.ExecContext(ctx, "DELETE FROM edge WHERE source_urn = ? AND relationship = ? AND destination_urn = ? AND source_aspect = ?",
-			flat[4*i], flat[4*i+1], flat[4*i+2], flat[4*i+3]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
