@@ -76,8 +76,8 @@ type EdgeSet struct {
 	URN, Aspect string
 	Edges       []Edge
 	// Fresh says that the aspect was not stored before the transaction, so
-	// no edges of it are either and there is nothing to delete: a new
-	// entity's edges are then written without looking for old ones.
+	// no edges of it are either: a new entity's edges are written without
+	// reading or deleting old ones.
 	Fresh bool
 }
 
