@@ -34,6 +34,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	workers := fs.Int("workers", 4, "concurrent client connections")
 	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first 30 s of ingest to this file")
+	order := fs.String("order", "connector", "order of the generated datasets: connector (table after table of a schema, schema after schema) or interleaved (consecutive datasets in different platforms and schemas)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,7 +79,10 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "RSS idle: %s\n", srv.rss())
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
-	gen := catalogGenerator{n: *datasets}
+	if *order != "connector" && *order != "interleaved" {
+		return fmt.Errorf("bench: --order %q: want connector or interleaved", *order)
+	}
+	gen := catalogGenerator{n: *datasets, interleaved: *order == "interleaved"}
 	batches := make(chan [][]byte, *workers)
 	go func() {
 		defer close(batches)
@@ -128,8 +132,8 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d, %d clients)\n",
-		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *workers)
+	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d, %d clients, %s order)\n",
+		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *workers, *order)
 	if cpu := srv.cpu() - cpu0; cpu > 0 {
 		// CPU time varies less than throughput on a shared machine,
 		// whose other tenants take turns on the cores.
@@ -357,16 +361,42 @@ func pathEscapeURN(urn string) string {
 // catalogGenerator makes realistic datasets: a 20-field schema, properties
 // with custom properties, two owners, two tags, status and lineage to an
 // earlier dataset — six aspects each, as a connector would emit them.
-type catalogGenerator struct{ n int }
+//
+// The n datasets spread over five platforms and 97 schemas. In connector
+// order dataset i+1 is the next table of the same schema, as a connector
+// walking a database's schemas emits them; interleaved, consecutive
+// datasets rotate through the platforms and schemas, so every dataset of a
+// batch lands at its own place in every index keyed by URN.
+type catalogGenerator struct {
+	n           int
+	interleaved bool
+}
 
 var benchPlatforms = []string{"hive", "snowflake", "bigquery", "postgres", "kafka"}
 
+const benchSchemas = 97
+
+// place returns the platform and schema of dataset i.
+func (g catalogGenerator) place(i int) (platform string, schema int) {
+	if g.interleaved || g.n <= 0 {
+		return benchPlatforms[i%len(benchPlatforms)], i % benchSchemas
+	}
+	k := len(benchPlatforms)
+	i %= g.n
+	p := i * k / g.n
+	// Platform p holds datasets first(p) to first(p+1)-1.
+	first := func(p int) int { return (p*g.n + k - 1) / k }
+	return benchPlatforms[p], (i - first(p)) * benchSchemas / (first(p+1) - first(p))
+}
+
 func (g catalogGenerator) urn(i int) string {
-	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:%s,analytics.schema_%d.table_%d,PROD)", benchPlatforms[i%len(benchPlatforms)], i%97, i)
+	platform, schema := g.place(i)
+	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:%s,analytics.schema_%d.table_%d,PROD)", platform, schema, i)
 }
 
 func (g catalogGenerator) proposals(i int) []any {
 	urn := g.urn(i)
+	platform, _ := g.place(i)
 	mcp := func(aspect string, v any) any {
 		b, _ := json.Marshal(v)
 		return map[string]any{"entityType": "dataset", "entityUrn": urn, "changeType": "UPSERT", "aspectName": aspect,
@@ -389,7 +419,7 @@ func (g catalogGenerator) proposals(i int) []any {
 			"customProperties": map[string]any{"owner_team": fmt.Sprintf("team_%d", i%13), "retention_days": "90"},
 		}),
 		mcp("schemaMetadata", map[string]any{
-			"schemaName": fmt.Sprintf("table_%d", i), "platform": "urn:li:dataPlatform:" + benchPlatforms[i%len(benchPlatforms)],
+			"schemaName": fmt.Sprintf("table_%d", i), "platform": "urn:li:dataPlatform:" + platform,
 			"version": 0, "hash": "", "platformSchema": map[string]any{"com.linkedin.schema.MySqlDDL": map[string]any{"tableSchema": ""}},
 			"fields": fields,
 		}),
@@ -417,7 +447,7 @@ func (g catalogGenerator) proposals(i int) []any {
 // spends decoding them.
 func (g catalogGenerator) proposalsJSON(i int) [][]byte {
 	urn := g.urn(i)
-	platform := benchPlatforms[i%len(benchPlatforms)]
+	platform, _ := g.place(i)
 	stamp := `{"actor":"urn:li:corpuser:ingestion","time":` + strconv.FormatInt(1700000000000+int64(i), 10) + `}`
 	mcp := func(aspect string, value []byte) []byte {
 		v, _ := json.Marshal(string(value)) // the aspect value as a JSON string

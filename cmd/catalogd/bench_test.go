@@ -47,7 +47,7 @@ func benchIngestPipeline(b *testing.B, dsn string) {
 	svc := ingest.New(reg, db, opts...)
 	// Every batch holds new datasets: repeating batches would measure
 	// unchanged rewrites instead.
-	gen := catalogGenerator{n: 1 << 30}
+	gen := catalogGenerator{n: 1 << 30, interleaved: true}
 	batches := make([][]catalog.Proposal, 0, b.N)
 	var cur []catalog.Proposal
 	for i := 0; len(batches) < b.N; i++ {
@@ -107,6 +107,52 @@ func TestProposalsJSON(t *testing.T) {
 		want, _ := json.Marshal(map[string]any{"proposals": props, "async": "false"})
 		if got := batchBody(raws); string(got) != string(want) {
 			t.Fatalf("dataset %d: batch body differs:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+// TestGeneratorOrder checks both orders of the generated catalog: each uses
+// every platform and schema, a connector's datasets come schema by schema,
+// and interleaved ones rotate.
+func TestGeneratorOrder(t *testing.T) {
+	for _, n := range []int{1000, 100000, 12345} {
+		for _, interleaved := range []bool{false, true} {
+			g := catalogGenerator{n: n, interleaved: interleaved}
+			type place struct {
+				p string
+				s int
+			}
+			seen := map[place]int{}
+			changes := 0
+			var prev place
+			for i := 0; i < n; i++ {
+				p, s := g.place(i)
+				cur := place{p, s}
+				if s < 0 || s >= benchSchemas {
+					t.Fatalf("n=%d interleaved=%v: dataset %d in schema %d", n, interleaved, i, s)
+				}
+				if i > 0 && cur != prev {
+					changes++
+				}
+				if _, ok := seen[cur]; ok && cur != prev && !interleaved {
+					t.Fatalf("n=%d: dataset %d returns to %v after leaving it", n, i, cur)
+				}
+				seen[cur]++
+				prev = cur
+			}
+			platforms := map[string]bool{}
+			for pl := range seen {
+				platforms[pl.p] = true
+			}
+			if len(platforms) != len(benchPlatforms) {
+				t.Errorf("n=%d interleaved=%v: %d platforms used, want %d", n, interleaved, len(platforms), len(benchPlatforms))
+			}
+			if interleaved && changes != n-1 {
+				t.Errorf("n=%d interleaved: %d changes of place between consecutive datasets, want %d", n, changes, n-1)
+			}
+			if !interleaved && (len(seen) != len(benchPlatforms)*benchSchemas || changes != len(seen)-1) {
+				t.Errorf("n=%d connector: %d places and %d changes, want %d places, each entered once", n, len(seen), changes, len(benchPlatforms)*benchSchemas)
+			}
 		}
 	}
 }
