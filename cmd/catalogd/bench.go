@@ -38,6 +38,9 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *order != "connector" && *order != "interleaved" {
+		return fmt.Errorf("bench: --order %q: want connector or interleaved", *order)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -79,9 +82,6 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	fmt.Fprintf(stdout, "RSS idle: %s\n", srv.rss())
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers}}
-	if *order != "connector" && *order != "interleaved" {
-		return fmt.Errorf("bench: --order %q: want connector or interleaved", *order)
-	}
 	gen := catalogGenerator{n: *datasets, interleaved: *order == "interleaved"}
 	batches := make(chan [][]byte, *workers)
 	go func() {
