@@ -10,6 +10,7 @@ package fastjson
 
 import (
 	"encoding/json"
+	"math/bits"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -422,14 +423,45 @@ func (p *parser) number() bool {
 	return true
 }
 
+// plainUntil returns the index of the first byte of s at or after i that a
+// string literal cannot hold as it is (a quote, a backslash, a control
+// character) or that starts a multi-byte character, or len(s). It reads
+// eight bytes at a time: the write path scans every aspect value, which
+// arrives as one long escaped string, four times before decoding it.
+func plainUntil[T ~string | ~[]byte](s T, i int) int {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7]
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte is flagged when it is zero after XOR with a quote or a
+		// backslash, below 0x20, or has its high bit set. Borrows can
+		// flag bytes above a flagged one, never below it, so the lowest
+		// flag is exact.
+		q, bs := x^(lsb*'"'), x^(lsb*'\\')
+		if m := ((q-lsb)&^q | (bs-lsb)&^bs | (x-lsb*0x20)&^x | x) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < ' ' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
 // skipString moves past a string literal starting at p.i, validating it as
 // str would decode it.
 func (p *parser) skipString() bool {
 	d := p.data
 	i := p.i + 1
-	for i < len(d) {
-		c := d[i]
-		switch {
+	for {
+		i = plainUntil(d, i)
+		if i >= len(d) {
+			return false
+		}
+		switch c := d[i]; {
 		case c == '"':
 			p.i = i + 1
 			return true
@@ -441,8 +473,6 @@ func (p *parser) skipString() bool {
 			i += n
 		case c < ' ':
 			return false
-		case c < utf8.RuneSelf:
-			i++
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -451,7 +481,6 @@ func (p *parser) skipString() bool {
 			i += size
 		}
 	}
-	return false
 }
 
 // str decodes the string literal starting at p.i.
@@ -459,7 +488,10 @@ func (p *parser) str() (string, bool) {
 	d := p.data
 	// Fast path: no escapes, ASCII or valid UTF-8.
 	i := p.i + 1
-	for i < len(d) {
+	for {
+		if i = plainUntil(d, i); i >= len(d) {
+			break
+		}
 		c := d[i]
 		if c == '"' {
 			s := string(d[p.i+1 : i])
@@ -468,10 +500,6 @@ func (p *parser) str() (string, bool) {
 		}
 		if c == '\\' || c < ' ' {
 			break
-		}
-		if c < utf8.RuneSelf {
-			i++
-			continue
 		}
 		r, size := utf8.DecodeRune(d[i:])
 		if r == utf8.RuneError && size == 1 {
@@ -511,7 +539,7 @@ func (p *parser) strBytes(dst []byte) ([]byte, bool) {
 		case c < ' ':
 			return nil, false
 		case c < utf8.RuneSelf:
-			i++
+			i = plainUntil(d, i+1)
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -665,11 +693,10 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = plainUntil(s, i); i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= ' ' && b != '"' && b != '\\' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':

@@ -148,3 +148,92 @@ func TestDecodeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainUntil checks the eight-bytes-at-a-time scan against a byte loop,
+// with every byte value at every position of a block and after other
+// special bytes (whose borrows must not hide it).
+func TestPlainUntil(t *testing.T) {
+	want := func(s []byte, i int) int {
+		for ; i < len(s); i++ {
+			if c := s[i]; c == '"' || c == '\\' || c < ' ' || c >= 0x80 {
+				return i
+			}
+		}
+		return i
+	}
+	check := func(s []byte, from int) {
+		t.Helper()
+		if got, w := plainUntil(s, from), want(s, from); got != w {
+			t.Fatalf("plainUntil(%q, %d) = %d, want %d", s, from, got, w)
+		}
+		if got, w := plainUntil(string(s), from), want(s, from); got != w {
+			t.Fatalf("plainUntil(string %q, %d) = %d, want %d", s, from, got, w)
+		}
+	}
+	base := []byte("abcdefghijklmnopqrstuvwxyz0123456789")
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 20; pos++ {
+			s := append([]byte(nil), base...)
+			s[pos] = byte(c)
+			for from := 0; from <= pos+1; from++ {
+				check(s, from)
+			}
+			// A second special byte above the first, and one below it.
+			for _, other := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xff} {
+				s2 := append([]byte(nil), s...)
+				s2[pos+3] = other
+				check(s2, 0)
+				if pos > 0 {
+					s3 := append([]byte(nil), s...)
+					s3[pos-1] = other
+					check(s3, 0)
+				}
+			}
+		}
+	}
+	for n := 0; n < 20; n++ {
+		check(base[:n], 0)
+	}
+}
+
+// BenchmarkProposalValue runs the write path's passes over one proposal of
+// a 20-field schema: find the aspect value's extent (as the batch, the
+// proposal and the aspect objects each do), unescape it, decode it and
+// encode it canonically.
+func BenchmarkProposalValue(b *testing.B) {
+	fields := make([]any, 20)
+	for f := range fields {
+		fields[f] = map[string]any{"fieldPath": "column_" + strings.Repeat("x", f%5), "nativeDataType": "string",
+			"description": "Column of table 12345, holding StringType values", "nullable": f%3 == 0,
+			"type": map[string]any{"type": map[string]any{"com.linkedin.schema.StringType": map[string]any{}}}}
+	}
+	value, _ := json.Marshal(map[string]any{"schemaName": "table_12345", "platform": "urn:li:dataPlatform:hive", "fields": fields})
+	prop, _ := json.Marshal(map[string]any{"entityUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,a.b,PROD)",
+		"aspect": map[string]any{"value": string(value), "contentType": "application/json"}})
+	b.SetBytes(int64(len(prop)))
+	for b.Loop() {
+		var raw []byte
+		for range 3 {
+			Object(prop, func(k string, v []byte) bool {
+				if k == "aspect" {
+					raw = v
+				}
+				return true
+			})
+		}
+		var s []byte
+		Object(raw, func(k string, v []byte) bool {
+			if k == "value" {
+				s, _ = StringBytes(v)
+			}
+			return true
+		})
+		v, ok := Decode(s)
+		if !ok {
+			b.Fatal("decode failed")
+		}
+		if _, ok := AppendCanonical(nil, v); !ok {
+			b.Fatal("encode failed")
+		}
+	}
+}
