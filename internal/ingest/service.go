@@ -165,7 +165,9 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 		}
 	}
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
-		a := &applier{svc: s, tx: tx, actor: actor, now: now, total: len(props)}
+		// Room for the writes of the proposals and the default aspects
+		// of the new entities among them, without regrowing.
+		a := &applier{svc: s, tx: tx, actor: actor, now: now, total: len(props), pending: make([]catalog.AspectWrite, 0, 2*len(prepared))}
 		n, err := a.apply(ctx, prepared)
 		res.Written = n
 		return err
@@ -319,7 +321,7 @@ func (s *Service) decodeValue(asp *catalog.AspectSpec, raw []byte) (any, []byte,
 	if v, err = s.reg.Normalize(asp.Name, v); err != nil {
 		return nil, nil, err
 	}
-	canon, err := canonicalJSON(v)
+	canon, err := canonicalJSONSized(v, len(raw))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -393,8 +395,13 @@ func decodeJSON(b []byte) (any, error) {
 
 // canonicalJSON encodes v with sorted object keys and no HTML escaping, so
 // that equal values have equal bytes.
-func canonicalJSON(v any) ([]byte, error) {
-	if b, ok := fastjson.AppendCanonical(nil, v); ok {
+func canonicalJSON(v any) ([]byte, error) { return canonicalJSONSized(v, 0) }
+
+// canonicalJSONSized is canonicalJSON for a value whose encoding is about
+// size bytes (the JSON it was decoded from): the buffer is made that large
+// at once instead of growing to it.
+func canonicalJSONSized(v any, size int) ([]byte, error) {
+	if b, ok := fastjson.AppendCanonical(make([]byte, 0, size), v); ok {
 		return b, nil
 	}
 	var buf bytes.Buffer
