@@ -30,7 +30,7 @@ func openSQLiteConn(path string) (driver.Conn, error) {
 		conn.Close()
 		return nil, err
 	}
-	return &cgoConn{conn}, nil
+	return &cgoConn{SQLiteConn: conn}, nil
 }
 
 // cgoConn begins write transactions IMMEDIATE (taking the write lock at
@@ -39,6 +39,7 @@ func openSQLiteConn(path string) (driver.Conn, error) {
 // has one BEGIN for both.
 type cgoConn struct {
 	*sqlite3.SQLiteConn
+	scratch execScratch // for cgoStmt.ExecContext; a connection runs one statement at a time
 }
 
 func (c *cgoConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
@@ -75,16 +76,20 @@ func (c *cgoConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 	if err != nil {
 		return nil, err
 	}
-	return cgoStmt{st.(*sqlite3.SQLiteStmt)}, nil
+	return cgoStmt{st.(*sqlite3.SQLiteStmt), &c.scratch}, nil
 }
 
 // cgoStmt runs a prepared statement under a context that cannot be
 // cancelled (see cgoConn.ExecContext).
 type cgoStmt struct {
 	*sqlite3.SQLiteStmt
+	scratch *execScratch
 }
 
 func (s cgoStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if res, ok := s.scratch.execDirect(s.SQLiteStmt, args); ok {
+		return res, nil
+	}
 	return s.SQLiteStmt.ExecContext(context.WithoutCancel(ctx), args)
 }
 
