@@ -39,7 +39,17 @@ func openSQLiteConn(path string) (driver.Conn, error) {
 // has one BEGIN for both.
 type cgoConn struct {
 	*sqlite3.SQLiteConn
-	scratch execScratch // for cgoStmt.ExecContext; a connection runs one statement at a time
+	scratch execScratch                    // for cgoStmt and directExec; a connection runs one statement at a time
+	direct  map[string]*sqlite3.SQLiteStmt // directExec's statements
+}
+
+// Close finalizes directExec's statements, then closes the connection.
+func (c *cgoConn) Close() error {
+	for _, st := range c.direct {
+		_ = st.Close()
+	}
+	c.direct = nil
+	return c.SQLiteConn.Close()
 }
 
 func (c *cgoConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {

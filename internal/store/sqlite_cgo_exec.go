@@ -78,6 +78,8 @@ static int catalogd_exec(sqlite3_stmt *st, int n, const sqlite3_int64 *meta, con
 import "C"
 
 import (
+	"context"
+	"database/sql"
 	"database/sql/driver"
 	"math"
 	"reflect"
@@ -113,58 +115,127 @@ type execScratch struct {
 // the driver, which reports the error as it always has (a failed statement
 // leaves nothing behind to repeat).
 func (x *execScratch) execDirect(st *sqlite3.SQLiteStmt, args []driver.NamedValue) (driver.Result, bool) {
-	if stmtHandleOffset == 0 || len(args) > math.MaxInt32 {
+	x.reset()
+	for i, a := range args {
+		if a.Name != "" || a.Ordinal != i+1 || !x.add(a.Value) {
+			return nil, false
+		}
+	}
+	return x.run(st, len(args))
+}
+
+// execValues is execDirect for arguments as database/sql takes them, before
+// its conversion; ok is false for any type the conversion would change.
+func (x *execScratch) execValues(st *sqlite3.SQLiteStmt, args []any) (driver.Result, bool) {
+	x.reset()
+	for _, a := range args {
+		if i, ok := a.(int); ok {
+			a = int64(i)
+		}
+		if !x.add(a) {
+			return nil, false
+		}
+	}
+	return x.run(st, len(args))
+}
+
+func (x *execScratch) reset() { x.meta, x.buf = x.meta[:0], x.buf[:0] }
+
+// add packs one parameter: nil, int64, bool, float64, string or []byte, as
+// the driver binds them.
+func (x *execScratch) add(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		x.meta = append(x.meta, 0, 0, 0)
+	case int64:
+		x.meta = append(x.meta, 1, C.sqlite3_int64(v), 0)
+	case bool:
+		b := C.sqlite3_int64(0)
+		if v {
+			b = 1
+		}
+		x.meta = append(x.meta, 1, b, 0)
+	case float64:
+		x.meta = append(x.meta, 2, C.sqlite3_int64(math.Float64bits(v)), 0)
+	case string:
+		x.meta = append(x.meta, 3, C.sqlite3_int64(len(x.buf)), C.sqlite3_int64(len(v)))
+		x.buf = append(x.buf, v...)
+	case []byte:
+		if v == nil {
+			x.meta = append(x.meta, 0, 0, 0)
+			break
+		}
+		x.meta = append(x.meta, 4, C.sqlite3_int64(len(x.buf)), C.sqlite3_int64(len(v)))
+		x.buf = append(x.buf, v...)
+	default:
+		return false
+	}
+	return true
+}
+
+// run executes st with the n packed parameters.
+func (x *execScratch) run(st *sqlite3.SQLiteStmt, n int) (driver.Result, bool) {
+	if stmtHandleOffset == 0 || n > math.MaxInt32 {
 		return nil, false
 	}
 	handle := *(**C.sqlite3_stmt)(unsafe.Add(unsafe.Pointer(st), stmtHandleOffset))
 	if handle == nil {
 		return nil, false
 	}
-	meta, buf := x.meta[:0], x.buf[:0]
-	for i, a := range args {
-		if a.Name != "" || a.Ordinal != i+1 {
-			return nil, false
-		}
-		switch v := a.Value.(type) {
-		case nil:
-			meta = append(meta, 0, 0, 0)
-		case int64:
-			meta = append(meta, 1, C.sqlite3_int64(v), 0)
-		case bool:
-			b := C.sqlite3_int64(0)
-			if v {
-				b = 1
-			}
-			meta = append(meta, 1, b, 0)
-		case float64:
-			meta = append(meta, 2, C.sqlite3_int64(math.Float64bits(v)), 0)
-		case string:
-			meta = append(meta, 3, C.sqlite3_int64(len(buf)), C.sqlite3_int64(len(v)))
-			buf = append(buf, v...)
-		case []byte:
-			if v == nil {
-				meta = append(meta, 0, 0, 0)
-				break
-			}
-			meta = append(meta, 4, C.sqlite3_int64(len(buf)), C.sqlite3_int64(len(v)))
-			buf = append(buf, v...)
-		default:
-			return nil, false
-		}
-	}
 	// Never an empty buffer: a NULL pointer would bind an empty text as
 	// NULL.
-	buf = append(buf, 0)
-	if len(meta) == 0 {
-		meta = append(meta, 0)
+	x.buf = append(x.buf, 0)
+	if len(x.meta) == 0 {
+		x.meta = append(x.meta, 0)
 	}
-	x.meta, x.buf = meta, buf
 	var rowid, changes C.sqlite3_int64
-	rc := C.catalogd_exec(handle, C.int(len(args)), &meta[0], (*C.char)(unsafe.Pointer(&buf[0])), &rowid, &changes)
+	rc := C.catalogd_exec(handle, C.int(n), &x.meta[0], (*C.char)(unsafe.Pointer(&x.buf[0])), &rowid, &changes)
 	if rc != 0 && rc != 100 && rc != 101 { // SQLITE_OK, SQLITE_ROW, SQLITE_DONE
 		return nil, false
 	}
 	return execResult{id: int64(rowid), changes: int64(changes)}, true
+}
+
+// maxDirectStmts bounds a connection's statements for execValues, as
+// maxCachedStmts bounds the pool's.
+const maxDirectStmts = 256
+
+// directExec runs statements of a SQLite write transaction on its
+// connection without database/sql: no conversion of the arguments into a
+// new slice, no statement bound to the transaction for each call. They
+// were a tenth of the bytes an ingest allocated.
+type directExec struct{ conn *sql.Conn }
+
+func newDirectExec(conn *sql.Conn) directExecer { return directExec{conn} }
+
+func (d directExec) exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool) {
+	if ctx.Err() != nil {
+		return nil, false // database/sql reports it
+	}
+	_ = d.conn.Raw(func(dc any) error {
+		c, isCgo := dc.(*cgoConn)
+		if !isCgo {
+			return nil
+		}
+		st := c.direct[query]
+		if st == nil {
+			if len(c.direct) >= maxDirectStmts {
+				return nil
+			}
+			ds, err := c.SQLiteConn.Prepare(query)
+			if err != nil {
+				return nil // database/sql prepares it again and reports the error
+			}
+			st = ds.(*sqlite3.SQLiteStmt)
+			if c.direct == nil {
+				c.direct = map[string]*sqlite3.SQLiteStmt{}
+			}
+			c.direct[query] = st
+		}
+		res, ok = c.scratch.execValues(st, args)
+		return nil
+	})
+	return res, ok
 }
 
 type execResult struct{ id, changes int64 }

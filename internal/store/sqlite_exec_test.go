@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,11 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 )
 
-// TestExecDirect runs statements through the write connection's one-call
-// binding (execDirect) and reads back what each kind of value became, as
-// the driver would have bound it; a failing statement still reports the
-// driver's error.
+// TestExecDirect runs statements of a write transaction through the write
+// connection's one-call binding (directExec, and execDirect for arguments
+// database/sql converts first) and reads back what each kind of value
+// became, as the driver would have bound it; a failing statement still
+// reports the driver's error.
 func TestExecDirect(t *testing.T) {
 	if stmtHandleOffset == 0 {
 		t.Fatal("sqlite3.SQLiteStmt has no statement handle field: every statement binds through the driver")
@@ -38,6 +40,10 @@ func TestExecDirect(t *testing.T) {
 			"text:'' null:NULL blob:X'' integer:-7 real:2.5 integer:1 null:NULL"},
 		{[]any{"k2", "a\x00b", []byte{0, 1, 2}, "é€😀", int64(math.MaxInt64), math.Inf(-1), false, strings.Repeat("x", 70000)[:3]},
 			"text:'a' blob:X'000102' text:'é€😀' integer:9223372036854775807 real:-9.0e+999 integer:0 text:'xxx'"},
+		// Types database/sql converts first (to int64, float64, string and
+		// NULL), which therefore take the prepared statement's path.
+		{[]any{"k3", "", int32(-5), float32(1.5), sql.NullString{String: "n", Valid: true}, sql.NullInt64{}, uint8(7), 3},
+			"text:'' integer:-5 real:1.5 text:'n' null:NULL integer:7 integer:3"},
 	}
 	err = db.Update(ctx, func(tx catalog.Tx) error {
 		for _, r := range rows {

@@ -3,6 +3,7 @@
 package store
 
 import (
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 
@@ -36,3 +37,7 @@ func sqliteCode(err error) (int, bool) {
 	}
 	return 0, false
 }
+
+// newDirectExec has nothing to offer the pure-Go driver, whose statements
+// database/sql runs without crossing into C.
+func newDirectExec(*sql.Conn) directExecer { return nil }

@@ -56,10 +56,20 @@ func (c *stmtCache) close() {
 }
 
 // cachedTx is the querier of a SQLite write transaction: it runs each
-// statement through the cache.
+// statement through the cache, or, for statements without results, through
+// direct when it can.
 type cachedTx struct {
-	tx    *sql.Tx
-	cache *stmtCache
+	tx     *sql.Tx
+	cache  *stmtCache
+	direct directExecer // nil: always through database/sql
+}
+
+// directExecer runs a statement of a write transaction outside
+// database/sql, on the transaction's connection; ok is false when it did
+// not (an argument type it leaves to database/sql's conversion, a failed
+// statement, whose error database/sql then reports).
+type directExecer interface {
+	exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool)
 }
 
 func (x cachedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -71,6 +81,11 @@ func (x cachedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (x cachedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if x.direct != nil {
+		if res, ok := x.direct.exec(ctx, query, args); ok {
+			return res, nil
+		}
+	}
 	st, err := x.stmt(ctx, query)
 	if err != nil {
 		return nil, err

@@ -375,7 +375,11 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	}()
 	var q querier = btx.Tx
 	if db.stmts != nil {
-		q = cachedTx{tx: btx.Tx, cache: db.stmts}
+		ct := cachedTx{tx: btx.Tx, cache: db.stmts}
+		if db.writeConn != nil {
+			ct.direct = newDirectExec(db.writeConn.Conn)
+		}
+		q = ct
 	}
 	tx := &Tx{btx: btx, reader: reader{db: db, q: q}}
 	tx.reader.snapshot = func(ctx context.Context, f func(querier) error) error { return f(q) }
