@@ -40,20 +40,131 @@ func Decode(data []byte) (v any, ok bool) {
 // well-formed object (possibly surrounded by whitespace) or fn stopped.
 // Keys are decoded; raw values are validated and alias data.
 func Object(data []byte, fn func(key string, raw []byte) bool) (ok bool) {
+	return Members(data, func(key string, v Cursor) bool {
+		raw, ok := v.Raw()
+		return ok && fn(key, raw)
+	})
+}
+
+// Members is Object handing fn a Cursor at each member's value instead of
+// the value's bytes, so that fn can decode the value in place: Object
+// first scans the value to find its end, and a caller decoding it scans it
+// again. A value fn leaves unread is skipped (and validated) after it.
+func Members(data []byte, fn func(key string, v Cursor) bool) (ok bool) {
 	p := parser{data: data}
 	p.skipSpace()
-	if p.i >= len(data) || data[p.i] != '{' {
+	if !p.object(0, fn) {
+		return false
+	}
+	p.skipSpace()
+	return p.i == len(data)
+}
+
+// Cursor is a position at the start of a JSON value, valid during the
+// callback it is handed to. Its methods move past the value, validating
+// it; at most one of them may be called.
+type Cursor struct {
+	p     *parser
+	depth int
+}
+
+// Raw moves past the value and returns its bytes, which alias the input.
+func (c Cursor) Raw() ([]byte, bool) {
+	start := c.p.i
+	if !c.p.skip(c.depth) {
+		c.p.bad = true
+		return nil, false
+	}
+	return c.p.data[start:c.p.i], true
+}
+
+// Null moves past the value and reports true when it is null; otherwise
+// it reports false and leaves the value unread.
+func (c Cursor) Null() bool {
+	if c.p.i < len(c.p.data) && c.p.data[c.p.i] == 'n' {
+		return c.p.literal("null")
+	}
+	return false
+}
+
+// StringBytes decodes a string value into bytes the caller owns, as
+// StringBytes decodes its raw form.
+func (c Cursor) StringBytes() ([]byte, bool) {
+	raw, ok := c.Raw()
+	if !ok {
+		return nil, false
+	}
+	b, ok := StringBytes(raw)
+	c.p.bad = c.p.bad || !ok
+	return b, ok
+}
+
+// Object decodes an object value member by member, as Members does.
+func (c Cursor) Object(fn func(key string, v Cursor) bool) bool {
+	ok := c.p.object(c.depth, fn)
+	c.p.bad = c.p.bad || !ok
+	return ok
+}
+
+// Array decodes an array value element by element: fn gets a Cursor at
+// each element and stops the walk by returning false. An element fn leaves
+// unread is skipped.
+func (c Cursor) Array(fn func(v Cursor) bool) bool {
+	ok := c.array(fn)
+	c.p.bad = c.p.bad || !ok
+	return ok
+}
+
+func (c Cursor) array(fn func(v Cursor) bool) bool {
+	p := c.p
+	if c.depth >= maxDepth || p.i >= len(p.data) || p.data[p.i] != '[' {
 		return false
 	}
 	p.i++
 	p.skipSpace()
-	if p.i < len(data) && data[p.i] == '}' {
+	if p.i < len(p.data) && p.data[p.i] == ']' {
 		p.i++
-		p.skipSpace()
-		return p.i == len(data)
+		return true
 	}
 	for {
-		if p.i >= len(data) || data[p.i] != '"' {
+		start := p.i
+		if !fn(Cursor{p, c.depth + 1}) || p.bad {
+			return false
+		}
+		if p.i == start && !p.skip(c.depth+1) {
+			return false
+		}
+		p.skipSpace()
+		if p.i >= len(p.data) {
+			return false
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case ']':
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// object reads the object at p.i (at nesting depth), calling fn with a
+// Cursor at each member's value and skipping what fn leaves unread.
+func (p *parser) object(depth int, fn func(key string, v Cursor) bool) bool {
+	if depth >= maxDepth || p.i >= len(p.data) || p.data[p.i] != '{' {
+		return false
+	}
+	p.i++
+	p.skipSpace()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		return true
+	}
+	for {
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
 			return false
 		}
 		k, ok := p.str()
@@ -61,30 +172,29 @@ func Object(data []byte, fn func(key string, raw []byte) bool) (ok bool) {
 			return false
 		}
 		p.skipSpace()
-		if p.i >= len(data) || data[p.i] != ':' {
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
 			return false
 		}
 		p.i++
 		p.skipSpace()
 		start := p.i
-		if !p.skip(1) {
+		if !fn(k, Cursor{p, depth + 1}) || p.bad {
 			return false
 		}
-		if !fn(k, data[start:p.i]) {
+		if p.i == start && !p.skip(depth+1) {
 			return false
 		}
 		p.skipSpace()
-		if p.i >= len(data) {
+		if p.i >= len(p.data) {
 			return false
 		}
-		switch data[p.i] {
+		switch p.data[p.i] {
 		case ',':
 			p.i++
 			p.skipSpace()
 		case '}':
 			p.i++
-			p.skipSpace()
-			return p.i == len(data)
+			return true
 		default:
 			return false
 		}
@@ -169,6 +279,9 @@ func Valid(data []byte) bool {
 type parser struct {
 	data []byte
 	i    int
+	// bad records that a Cursor method failed, which fails the object or
+	// array around it even if the callback carried on.
+	bad bool
 }
 
 func (p *parser) skipSpace() {

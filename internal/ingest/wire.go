@@ -116,52 +116,66 @@ func decodeProposalSlow(b []byte) (catalog.Proposal, error) {
 func decodeProposalFast(b []byte) (catalog.Proposal, bool) {
 	var p catalog.Proposal
 	var aspect, key *fastAspect
-	str := func(raw []byte, dst *string) bool {
-		if string(raw) == "null" {
+	str := func(v fastjson.Cursor, dst *string) bool {
+		if v.Null() {
 			*dst = "" // as encoding/json leaves a string it decodes null into
 			return true
+		}
+		raw, ok := v.Raw()
+		if !ok {
+			return false
 		}
 		s, ok := fastjson.String(raw)
 		*dst = s
 		return ok
 	}
-	ok := fastjson.Object(b, func(k string, raw []byte) bool {
+	// Members hands over each value in place: the aspect's value, a long
+	// escaped string, is then read once to unescape it rather than also
+	// once per enclosing object to find where that object ends.
+	ok := fastjson.Members(b, func(k string, v fastjson.Cursor) bool {
 		switch k {
 		case "auditHeader":
 			return true
 		case "entityType":
-			return str(raw, &p.EntityType)
+			return str(v, &p.EntityType)
 		case "entityUrn":
-			return str(raw, &p.EntityURN)
+			return str(v, &p.EntityURN)
 		case "changeType":
 			var ct string
-			ok := str(raw, &ct)
+			ok := str(v, &ct)
 			p.ChangeType = catalog.ChangeType(ct)
 			return ok
 		case "aspectName":
-			return str(raw, &p.AspectName)
+			return str(v, &p.AspectName)
 		case "entityKeyAspect":
 			var ok bool
-			key, ok = decodeAspectFast(raw)
+			key, ok = decodeAspectFast(v)
 			return ok
 		case "aspect":
 			var ok bool
-			aspect, ok = decodeAspectFast(raw)
+			aspect, ok = decodeAspectFast(v)
 			return ok
 		case "systemMetadata":
-			v, ok := fastjson.Decode(raw)
+			raw, ok := v.Raw()
 			if !ok {
 				return false
 			}
-			m, isMap := v.(map[string]any)
+			d, ok := fastjson.Decode(raw)
+			if !ok {
+				return false
+			}
+			m, isMap := d.(map[string]any)
 			p.SystemMetadata = m
-			return isMap || v == nil
+			return isMap || d == nil
 		case "headers":
 			// Not kept; only its type is checked, as the slow path does.
-			if string(raw) == "null" {
+			if v.Null() {
 				return true
 			}
-			return fastjson.Object(raw, func(_ string, v []byte) bool { return len(v) > 0 && v[0] == '"' })
+			return v.Object(func(_ string, h fastjson.Cursor) bool {
+				raw, ok := h.Raw()
+				return ok && raw[0] == '"'
+			})
 		}
 		return false
 	})
@@ -183,31 +197,36 @@ type fastAspect struct {
 
 // decodeAspectFast decodes a GenericAspect whose members are named exactly
 // (encoding/json would also match other cases).
-func decodeAspectFast(raw []byte) (*fastAspect, bool) {
-	if string(raw) == "null" {
+func decodeAspectFast(v fastjson.Cursor) (*fastAspect, bool) {
+	if v.Null() {
 		return nil, true
 	}
 	a := &fastAspect{}
-	ok := fastjson.Object(raw, func(k string, v []byte) bool {
+	ok := v.Object(func(k string, m fastjson.Cursor) bool {
 		switch k {
 		case "value":
-			if string(v) == "null" {
+			if m.Null() {
 				a.value, a.hasValue = nil, false
 				return true
 			}
-			b, ok := fastjson.StringBytes(v)
+			b, ok := m.StringBytes()
 			a.value, a.hasValue = b, ok
 			return ok
 		case "contentType":
-			if string(v) == "null" {
+			if m.Null() {
 				return true // leaves what an earlier member set, as encoding/json does
 			}
-			s, ok := fastjson.String(v)
+			raw, ok := m.Raw()
+			if !ok {
+				return false
+			}
+			s, ok := fastjson.String(raw)
 			a.contentType = s
 			return ok
 		case "json":
-			a.json = append([]byte(nil), v...)
-			return true
+			raw, ok := m.Raw()
+			a.json = append([]byte(nil), raw...)
+			return ok
 		}
 		return false
 	})

@@ -85,15 +85,20 @@ func (h *Handler) ingestProposalBatch(ctx context.Context, r *http.Request, body
 // parameters, a missing or null proposals, an async that is not a string,
 // boolean or null), which DecodeParams then decodes or words the error of.
 func splitProposalBatch(body []byte) (raws []json.RawMessage, ok bool) {
-	ok = fastjson.Object(body, func(k string, raw []byte) bool {
+	ok = fastjson.Members(body, func(k string, v fastjson.Cursor) bool {
 		switch k {
 		case "proposals":
 			raws = []json.RawMessage{} // a later member replaces an earlier one
-			return fastjson.Array(raw, func(e []byte) bool {
-				raws = append(raws, e)
-				return true
+			return v.Array(func(e fastjson.Cursor) bool {
+				raw, ok := e.Raw()
+				raws = append(raws, raw)
+				return ok
 			})
 		case "async":
+			raw, ok := v.Raw()
+			if !ok {
+				return false
+			}
 			switch raw[0] {
 			case '"', 't', 'f', 'n':
 				return true
