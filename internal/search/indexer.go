@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/ingest"
@@ -169,6 +171,11 @@ func (x *StoreIndexer) IndexEntities(ctx context.Context, tx catalog.Tx, entitie
 // StartIndexing is IndexEntities in two steps (ingest.BackgroundIndexer):
 // when the engine prepares documents apart from writing them (DocPreparer),
 // they are built and prepared on another goroutine until finish.
+//
+// The entities are built in small chunks, claimed in turn by that goroutine
+// and, once the transaction's other writes are done, by finish itself: a
+// finish that only waited held the store's single writer idle whenever the
+// other goroutine was slower.
 func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entities []ingest.Entity) (finish func(ctx context.Context, write bool) error, err error) {
 	series, err := x.b.seriesOf(ctx, tx, entities)
 	if err != nil {
@@ -187,36 +194,95 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 			return x.w.WriteDocuments(ctx, tx, docs, dels)
 		}, nil
 	}
-	type built struct {
-		docs PreparedDocuments
-		dels []string
-		err  error
-	}
-	ch := make(chan built, 1)
-	go func() {
-		var b built
+	c := newChunkedBuild(len(entities), func(lo, hi int) (part builtPart) {
 		defer func() {
 			// A panic here would end the process, not just the request.
 			if r := recover(); r != nil {
-				b.err = fmt.Errorf("build search documents: %v", r)
+				part.err = fmt.Errorf("build search documents: %v", r)
 			}
-			ch <- b
 		}()
 		var docs []catalog.Document
-		if docs, b.dels, b.err = x.b.build(entities, series); b.err == nil {
-			b.docs = p.PrepareDocuments(docs)
+		if docs, part.dels, part.err = x.b.build(entities[lo:hi], series); part.err == nil {
+			part.docs = p.PrepareDocuments(docs)
 		}
-	}()
+		return part
+	})
+	go c.work()
 	return func(ctx context.Context, write bool) error {
-		b := <-ch
 		if !write {
+			c.abandon()
 			return nil
 		}
-		if b.err != nil {
-			return b.err
+		parts := c.finish()
+		docs := make([]PreparedDocuments, 0, len(parts))
+		var dels []string
+		for _, part := range parts {
+			if part.err != nil {
+				return part.err
+			}
+			docs = append(docs, part.docs)
+			dels = append(dels, part.dels...)
 		}
-		return p.WritePrepared(ctx, tx, b.docs, b.dels)
+		return p.WritePrepared(ctx, tx, p.JoinPrepared(docs), dels)
 	}, nil
+}
+
+// buildChunk is how many entities a builder claims at a time: few, so
+// that finish rarely waits for a chunk another goroutine is still building.
+const buildChunk = 2
+
+// builtPart is the prepared documents of a chunk of entities.
+type builtPart struct {
+	docs PreparedDocuments
+	dels []string
+	err  error
+}
+
+// chunkedBuild shares the building of n entities, in chunks, among the
+// goroutines that call work.
+type chunkedBuild struct {
+	n, chunks int
+	build     func(lo, hi int) builtPart
+	parts     []builtPart
+	next      atomic.Int64 // the next chunk to claim
+	stopped   atomic.Bool  // abandoned: chunks claimed from now on are skipped
+	done      sync.WaitGroup
+}
+
+func newChunkedBuild(n int, build func(lo, hi int) builtPart) *chunkedBuild {
+	chunks := (n + buildChunk - 1) / buildChunk
+	c := &chunkedBuild{n: n, chunks: chunks, build: build, parts: make([]builtPart, chunks)}
+	c.done.Add(chunks)
+	return c
+}
+
+// work builds chunks until none is left to claim.
+func (c *chunkedBuild) work() {
+	for {
+		i := int(c.next.Add(1)) - 1
+		if i >= c.chunks {
+			return
+		}
+		if !c.stopped.Load() {
+			c.parts[i] = c.build(i*buildChunk, min((i+1)*buildChunk, c.n))
+		}
+		c.done.Done()
+	}
+}
+
+// finish builds what is left and returns every chunk's part, in order.
+func (c *chunkedBuild) finish() []builtPart {
+	c.work()
+	c.done.Wait()
+	return c.parts
+}
+
+// abandon skips the chunks not yet claimed and waits for those being
+// built, which read the caller's entities.
+func (c *chunkedBuild) abandon() {
+	c.stopped.Store(true)
+	c.work()
+	c.done.Wait()
 }
 
 // DocPreparer is implemented by in-store engines that convert documents to
@@ -227,6 +293,9 @@ type DocPreparer interface {
 	// InsertPrepared write; of several documents of one URN the last
 	// counts. It needs no transaction and is safe for concurrent use.
 	PrepareDocuments(docs []catalog.Document) PreparedDocuments
+	// JoinPrepared returns the documents of parts, in order, as one; of
+	// several documents of one URN the last counts.
+	JoinPrepared(parts []PreparedDocuments) PreparedDocuments
 	// WritePrepared is WriteDocuments for prepared documents.
 	WritePrepared(ctx context.Context, tx catalog.Tx, docs PreparedDocuments, deletes []string) error
 }

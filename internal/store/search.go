@@ -682,6 +682,33 @@ func (s *Search) PrepareDocuments(docs []catalog.Document) search.PreparedDocume
 	return rows
 }
 
+// JoinPrepared concatenates documents prepared apart; of several documents
+// of one URN the last counts, as in PrepareDocuments.
+func (s *Search) JoinPrepared(parts []search.PreparedDocuments) search.PreparedDocuments {
+	n := 0
+	for _, p := range parts {
+		n += len(p.(docRows))
+	}
+	rows := make(docRows, 0, n)
+	for _, p := range parts {
+		rows = append(rows, p.(docRows)...)
+	}
+	last := make(map[string]int, len(rows))
+	for i, r := range rows {
+		last[r.urn] = i
+	}
+	if len(last) == len(rows) {
+		return rows
+	}
+	out := make(docRows, 0, len(last))
+	for i, r := range rows {
+		if last[r.urn] == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // InsertPrepared adds documents that are not in the index (after
 // ResetDocuments), inside tx, skipping the reading of old rows.
 func (s *Search) InsertPrepared(ctx context.Context, ctx2 catalog.Tx, docs search.PreparedDocuments) error {
