@@ -117,14 +117,8 @@ func (c Cursor) Array(fn func(v Cursor) bool) bool {
 
 func (c Cursor) array(fn func(v Cursor) bool) bool {
 	p := c.p
-	if c.depth >= maxDepth || p.i >= len(p.data) || p.data[p.i] != '[' {
-		return false
-	}
-	p.i++
-	p.skipSpace()
-	if p.i < len(p.data) && p.data[p.i] == ']' {
-		p.i++
-		return true
+	if empty, ok := p.open(c.depth, '[', ']'); empty || !ok {
+		return ok
 	}
 	for {
 		start := p.i
@@ -134,34 +128,53 @@ func (c Cursor) array(fn func(v Cursor) bool) bool {
 		if p.i == start && !p.skip(c.depth+1) {
 			return false
 		}
-		p.skipSpace()
-		if p.i >= len(p.data) {
-			return false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.skipSpace()
-		case ']':
-			p.i++
-			return true
-		default:
-			return false
+		if done, ok := p.sep(']'); done || !ok {
+			return ok
 		}
 	}
+}
+
+// open moves past the opening bracket of an object or array at nesting
+// depth, and the space after it; empty is true when the closing bracket
+// follows at once (it is consumed too).
+func (p *parser) open(depth int, open, close byte) (empty, ok bool) {
+	if depth >= maxDepth || p.i >= len(p.data) || p.data[p.i] != open {
+		return false, false
+	}
+	p.i++
+	p.skipSpace()
+	if p.i < len(p.data) && p.data[p.i] == close {
+		p.i++
+		return true, true
+	}
+	return false, true
+}
+
+// sep moves past what follows a member or an element: a comma (and the
+// space after it), or the closing bracket, after which done is true. ok is
+// false for anything else.
+func (p *parser) sep(close byte) (done, ok bool) {
+	p.skipSpace()
+	if p.i >= len(p.data) {
+		return false, false
+	}
+	switch p.data[p.i] {
+	case ',':
+		p.i++
+		p.skipSpace()
+		return false, true
+	case close:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
 
 // object reads the object at p.i (at nesting depth), calling fn with a
 // Cursor at each member's value and skipping what fn leaves unread.
 func (p *parser) object(depth int, fn func(key string, v Cursor) bool) bool {
-	if depth >= maxDepth || p.i >= len(p.data) || p.data[p.i] != '{' {
-		return false
-	}
-	p.i++
-	p.skipSpace()
-	if p.i < len(p.data) && p.data[p.i] == '}' {
-		p.i++
-		return true
+	if empty, ok := p.open(depth, '{', '}'); empty || !ok {
+		return ok
 	}
 	for {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
@@ -184,19 +197,8 @@ func (p *parser) object(depth int, fn func(key string, v Cursor) bool) bool {
 		if p.i == start && !p.skip(depth+1) {
 			return false
 		}
-		p.skipSpace()
-		if p.i >= len(p.data) {
-			return false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.skipSpace()
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
+		if done, ok := p.sep('}'); done || !ok {
+			return ok
 		}
 	}
 }
@@ -206,40 +208,14 @@ func (p *parser) object(depth int, fn func(key string, v Cursor) bool) bool {
 func Array(data []byte, fn func(raw []byte) bool) (ok bool) {
 	p := parser{data: data}
 	p.skipSpace()
-	if p.i >= len(data) || data[p.i] != '[' {
+	if !(Cursor{&p, 0}).array(func(e Cursor) bool {
+		raw, ok := e.Raw()
+		return ok && fn(raw)
+	}) {
 		return false
 	}
-	p.i++
 	p.skipSpace()
-	if p.i < len(data) && data[p.i] == ']' {
-		p.i++
-		p.skipSpace()
-		return p.i == len(data)
-	}
-	for {
-		start := p.i
-		if !p.skip(1) {
-			return false
-		}
-		if !fn(data[start:p.i]) {
-			return false
-		}
-		p.skipSpace()
-		if p.i >= len(data) {
-			return false
-		}
-		switch data[p.i] {
-		case ',':
-			p.i++
-			p.skipSpace()
-		case ']':
-			p.i++
-			p.skipSpace()
-			return p.i == len(data)
-		default:
-			return false
-		}
-	}
+	return p.i == len(data)
 }
 
 // String decodes raw, a JSON string literal without surrounding
@@ -330,19 +306,10 @@ func (p *parser) value(depth int) (any, bool) {
 				return nil, false
 			}
 			m[k] = v
-			p.skipSpace()
-			if p.i >= len(p.data) {
+			if done, ok := p.sep('}'); !ok {
 				return nil, false
-			}
-			switch p.data[p.i] {
-			case ',':
-				p.i++
-				p.skipSpace()
-			case '}':
-				p.i++
+			} else if done {
 				return m, true
-			default:
-				return nil, false
 			}
 		}
 	case '[':
@@ -362,19 +329,10 @@ func (p *parser) value(depth int) (any, bool) {
 				return nil, false
 			}
 			a = append(a, v)
-			p.skipSpace()
-			if p.i >= len(p.data) {
+			if done, ok := p.sep(']'); !ok {
 				return nil, false
-			}
-			switch p.data[p.i] {
-			case ',':
-				p.i++
-				p.skipSpace()
-			case ']':
-				p.i++
+			} else if done {
 				return a, true
-			default:
-				return nil, false
 			}
 		}
 	case '"':
@@ -426,19 +384,8 @@ func (p *parser) skip(depth int) bool {
 			if !p.skip(depth + 1) {
 				return false
 			}
-			p.skipSpace()
-			if p.i >= len(p.data) {
-				return false
-			}
-			switch p.data[p.i] {
-			case ',':
-				p.i++
-				p.skipSpace()
-			case '}':
-				p.i++
-				return true
-			default:
-				return false
+			if done, ok := p.sep('}'); done || !ok {
+				return ok
 			}
 		}
 	case '[':
@@ -455,19 +402,8 @@ func (p *parser) skip(depth int) bool {
 			if !p.skip(depth + 1) {
 				return false
 			}
-			p.skipSpace()
-			if p.i >= len(p.data) {
-				return false
-			}
-			switch p.data[p.i] {
-			case ',':
-				p.i++
-				p.skipSpace()
-			case ']':
-				p.i++
-				return true
-			default:
-				return false
+			if done, ok := p.sep(']'); done || !ok {
+				return ok
 			}
 		}
 	case '"':
