@@ -97,8 +97,8 @@ type cgoStmt struct {
 }
 
 func (s cgoStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	if res, ok := s.scratch.execDirect(s.SQLiteStmt, args); ok {
-		return res, nil
+	if res, ok, err := s.scratch.execDirect(s.SQLiteStmt, args); ok {
+		return res, err
 	}
 	return s.SQLiteStmt.ExecContext(context.WithoutCancel(ctx), args)
 }

@@ -19,6 +19,8 @@ int sqlite3_bind_text64(sqlite3_stmt*, int, const char*, sqlite3_uint64, void(*)
 int sqlite3_bind_blob64(sqlite3_stmt*, int, const void*, sqlite3_uint64, void(*)(void*));
 int sqlite3_bind_parameter_count(sqlite3_stmt*);
 int sqlite3_step(sqlite3_stmt*);
+int sqlite3_extended_errcode(sqlite3*);
+const char *sqlite3_errmsg(sqlite3*);
 int sqlite3_reset(sqlite3_stmt*);
 int sqlite3_clear_bindings(sqlite3_stmt*);
 sqlite3 *sqlite3_db_handle(sqlite3_stmt*);
@@ -30,9 +32,11 @@ sqlite3_int64 sqlite3_changes64(sqlite3*);
 // the driver's Exec does. Text and blobs are bound without a copy
 // (SQLITE_STATIC): buf outlives the step, and the bindings are cleared
 // before returning, so SQLite keeps no pointer into it. It returns -1 when
-// a parameter could not be bound (the caller takes the driver's path, which
-// words the error), or the step's result code.
-static int catalogd_exec(sqlite3_stmt *st, int n, const sqlite3_int64 *meta, const char *buf, sqlite3_int64 *rowid, sqlite3_int64 *changes) {
+// a parameter could not be bound (nothing ran: the caller takes the
+// driver's path, which words the error), or the step's result code; for a
+// failed step, the extended code and SQLite's message (cut to msgcap - 1
+// bytes) go to *ext and msg.
+static int catalogd_exec(sqlite3_stmt *st, int n, const sqlite3_int64 *meta, const char *buf, sqlite3_int64 *rowid, sqlite3_int64 *changes, int *ext, char *msg, int msgcap) {
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (n != sqlite3_bind_parameter_count(st)) {
@@ -70,6 +74,12 @@ static int catalogd_exec(sqlite3_stmt *st, int n, const sqlite3_int64 *meta, con
 	sqlite3 *db = sqlite3_db_handle(st);
 	*rowid = sqlite3_last_insert_rowid(db);
 	*changes = sqlite3_changes64(db);
+	if (rc != 0 && rc != 100 && rc != 101) {
+		*ext = sqlite3_extended_errcode(db);
+		const char *m = sqlite3_errmsg(db);
+		strncpy(msg, m ? m : "", msgcap - 1);
+		msg[msgcap - 1] = 0;
+	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc;
@@ -110,15 +120,15 @@ type execScratch struct {
 // call into the library instead of one call per value, and without SQLite
 // copying each text: a write transaction binds about 8,000 values, and the
 // calls and copies were a fifth of the writer's time outside the library.
-// ok is false when the statement or its arguments are not ones it handles,
-// or when executing them failed; the caller then runs the statement through
-// the driver, which reports the error as it always has (a failed statement
-// leaves nothing behind to repeat).
-func (x *execScratch) execDirect(st *sqlite3.SQLiteStmt, args []driver.NamedValue) (driver.Result, bool) {
+// ok is false when the statement or its arguments are not ones it handles;
+// nothing ran, and the caller runs the statement through the driver. A
+// statement that fails is not run again (its failure may have ended the
+// transaction): err is SQLite's error, as the driver reports it.
+func (x *execScratch) execDirect(st *sqlite3.SQLiteStmt, args []driver.NamedValue) (res driver.Result, ok bool, err error) {
 	x.reset()
 	for i, a := range args {
 		if a.Name != "" || a.Ordinal != i+1 || !x.add(a.Value) {
-			return nil, false
+			return nil, false, nil
 		}
 	}
 	return x.run(st, len(args))
@@ -126,14 +136,14 @@ func (x *execScratch) execDirect(st *sqlite3.SQLiteStmt, args []driver.NamedValu
 
 // execValues is execDirect for arguments as database/sql takes them, before
 // its conversion; ok is false for any type the conversion would change.
-func (x *execScratch) execValues(st *sqlite3.SQLiteStmt, args []any) (driver.Result, bool) {
+func (x *execScratch) execValues(st *sqlite3.SQLiteStmt, args []any) (res driver.Result, ok bool, err error) {
 	x.reset()
 	for _, a := range args {
 		if i, ok := a.(int); ok {
 			a = int64(i)
 		}
 		if !x.add(a) {
-			return nil, false
+			return nil, false, nil
 		}
 	}
 	return x.run(st, len(args))
@@ -174,13 +184,13 @@ func (x *execScratch) add(v any) bool {
 }
 
 // run executes st with the n packed parameters.
-func (x *execScratch) run(st *sqlite3.SQLiteStmt, n int) (driver.Result, bool) {
+func (x *execScratch) run(st *sqlite3.SQLiteStmt, n int) (driver.Result, bool, error) {
 	if stmtHandleOffset == 0 || n > math.MaxInt32 {
-		return nil, false
+		return nil, false, nil
 	}
 	handle := *(**C.sqlite3_stmt)(unsafe.Add(unsafe.Pointer(st), stmtHandleOffset))
 	if handle == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	// Never an empty buffer: a NULL pointer would bind an empty text as
 	// NULL.
@@ -189,12 +199,28 @@ func (x *execScratch) run(st *sqlite3.SQLiteStmt, n int) (driver.Result, bool) {
 		x.meta = append(x.meta, 0)
 	}
 	var rowid, changes C.sqlite3_int64
-	rc := C.catalogd_exec(handle, C.int(n), &x.meta[0], (*C.char)(unsafe.Pointer(&x.buf[0])), &rowid, &changes)
-	if rc != 0 && rc != 100 && rc != 101 { // SQLITE_OK, SQLITE_ROW, SQLITE_DONE
-		return nil, false
+	var ext C.int
+	var msg [512]C.char
+	rc := C.catalogd_exec(handle, C.int(n), &x.meta[0], (*C.char)(unsafe.Pointer(&x.buf[0])), &rowid, &changes, &ext, &msg[0], C.int(len(msg)))
+	switch rc {
+	case -1:
+		return nil, false, nil
+	case 0, 100, 101: // SQLITE_OK, SQLITE_ROW, SQLITE_DONE
+		return execResult{id: int64(rowid), changes: int64(changes)}, true, nil
 	}
-	return execResult{id: int64(rowid), changes: int64(changes)}, true
+	return nil, true, execError{msg: C.GoString(&msg[0]), err: sqlite3.Error{Code: sqlite3.ErrNo(rc & 0xff), ExtendedCode: sqlite3.ErrNoExtended(ext)}}
 }
+
+// execError is the error of a statement execScratch ran: SQLite's message,
+// as the driver's errors read, wrapping the driver's error type, which
+// classify reads the result code of.
+type execError struct {
+	msg string
+	err sqlite3.Error
+}
+
+func (e execError) Error() string { return e.msg }
+func (e execError) Unwrap() error { return e.err }
 
 // maxDirectStmts bounds a connection's statements for execValues, as
 // maxCachedStmts bounds the pool's.
@@ -208,9 +234,9 @@ type directExec struct{ conn *sql.Conn }
 
 func newDirectExec(conn *sql.Conn) directExecer { return directExec{conn} }
 
-func (d directExec) exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool) {
+func (d directExec) exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool, err error) {
 	if ctx.Err() != nil {
-		return nil, false // database/sql reports it
+		return nil, false, nil // database/sql reports it
 	}
 	_ = d.conn.Raw(func(dc any) error {
 		c, isCgo := dc.(*cgoConn)
@@ -232,10 +258,10 @@ func (d directExec) exec(ctx context.Context, query string, args []any) (res sql
 			}
 			c.direct[query] = st
 		}
-		res, ok = c.scratch.execValues(st, args)
+		res, ok, err = c.scratch.execValues(st, args)
 		return nil
 	})
-	return res, ok
+	return res, ok, err
 }
 
 type execResult struct{ id, changes int64 }

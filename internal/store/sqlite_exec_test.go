@@ -83,4 +83,7 @@ typeof(d)||':'||quote(d)||' '||typeof(e)||':'||quote(e)||' '||typeof(f)||':'||qu
 	if err == nil || !strings.Contains(err.Error(), "UNIQUE constraint failed: direct.k") {
 		t.Fatalf("duplicate key: err = %v, want the driver's UNIQUE constraint error", err)
 	}
+	if code, ok := sqliteCode(err); !ok || code&0xff != 19 {
+		t.Errorf("duplicate key: result code %d (found: %v), want SQLITE_CONSTRAINT (19) in the low byte", code, ok)
+	}
 }

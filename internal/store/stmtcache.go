@@ -65,11 +65,11 @@ type cachedTx struct {
 }
 
 // directExecer runs a statement of a write transaction outside
-// database/sql, on the transaction's connection; ok is false when it did
-// not (an argument type it leaves to database/sql's conversion, a failed
-// statement, whose error database/sql then reports).
+// database/sql, on the transaction's connection, and returns its result or
+// error; ok is false when it did not run it (an argument type it leaves to
+// database/sql's conversion, say).
 type directExecer interface {
-	exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool)
+	exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool, err error)
 }
 
 func (x cachedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -82,8 +82,8 @@ func (x cachedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 
 func (x cachedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if x.direct != nil {
-		if res, ok := x.direct.exec(ctx, query, args); ok {
-			return res, nil
+		if res, ok, err := x.direct.exec(ctx, query, args); ok {
+			return res, err
 		}
 	}
 	st, err := x.stmt(ctx, query)
