@@ -114,6 +114,7 @@ var stmtHandleOffset = func() uintptr {
 type execScratch struct {
 	meta []C.sqlite3_int64
 	buf  []byte
+	msg  []C.char // SQLite's message when a statement fails
 }
 
 // execDirect runs a prepared statement with all its parameters bound in one
@@ -198,17 +199,19 @@ func (x *execScratch) run(st *sqlite3.SQLiteStmt, n int) (driver.Result, bool, e
 	if len(x.meta) == 0 {
 		x.meta = append(x.meta, 0)
 	}
+	if x.msg == nil {
+		x.msg = make([]C.char, 512)
+	}
 	var rowid, changes C.sqlite3_int64
 	var ext C.int
-	var msg [512]C.char
-	rc := C.catalogd_exec(handle, C.int(n), &x.meta[0], (*C.char)(unsafe.Pointer(&x.buf[0])), &rowid, &changes, &ext, &msg[0], C.int(len(msg)))
+	rc := C.catalogd_exec(handle, C.int(n), &x.meta[0], (*C.char)(unsafe.Pointer(&x.buf[0])), &rowid, &changes, &ext, &x.msg[0], C.int(len(x.msg)))
 	switch rc {
 	case -1:
 		return nil, false, nil
 	case 0, 100, 101: // SQLITE_OK, SQLITE_ROW, SQLITE_DONE
 		return execResult{id: int64(rowid), changes: int64(changes)}, true, nil
 	}
-	return nil, true, execError{msg: C.GoString(&msg[0]), err: sqlite3.Error{Code: sqlite3.ErrNo(rc & 0xff), ExtendedCode: sqlite3.ErrNoExtended(ext)}}
+	return nil, true, execError{msg: C.GoString(&x.msg[0]), err: sqlite3.Error{Code: sqlite3.ErrNo(rc & 0xff), ExtendedCode: sqlite3.ErrNoExtended(ext)}}
 }
 
 // execError is the error of a statement execScratch ran: SQLite's message,
