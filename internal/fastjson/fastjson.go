@@ -87,6 +87,17 @@ func (c Cursor) Null() bool {
 	return false
 }
 
+// String decodes a string value, as String decodes its raw form.
+func (c Cursor) String() (string, bool) {
+	raw, ok := c.Raw()
+	if !ok {
+		return "", false
+	}
+	str, ok := String(raw)
+	c.p.bad = c.p.bad || !ok
+	return str, ok
+}
+
 // StringBytes decodes a string value into bytes the caller owns, as
 // StringBytes decodes its raw form.
 func (c Cursor) StringBytes() ([]byte, bool) {

@@ -121,11 +121,7 @@ func decodeProposalFast(b []byte) (catalog.Proposal, bool) {
 			*dst = "" // as encoding/json leaves a string it decodes null into
 			return true
 		}
-		raw, ok := v.Raw()
-		if !ok {
-			return false
-		}
-		s, ok := fastjson.String(raw)
+		s, ok := v.String()
 		*dst = s
 		return ok
 	}
@@ -216,11 +212,7 @@ func decodeAspectFast(v fastjson.Cursor) (*fastAspect, bool) {
 			if m.Null() {
 				return true // leaves what an earlier member set, as encoding/json does
 			}
-			raw, ok := m.Raw()
-			if !ok {
-				return false
-			}
-			s, ok := fastjson.String(raw)
+			s, ok := m.String()
 			a.contentType = s
 			return ok
 		case "json":
