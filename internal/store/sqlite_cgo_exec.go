@@ -119,8 +119,8 @@ type execScratch struct {
 
 // execDirect runs a prepared statement with all its parameters bound in one
 // call into the library instead of one call per value, and without SQLite
-// copying each text: a write transaction binds about 8,000 values, and the
-// calls and copies were a fifth of the writer's time outside the library.
+// copying each text: a write transaction binds about 8,000 values, and
+// binding them one call at a time took 7% of the server's CPU in ingest.
 // ok is false when the statement or its arguments are not ones it handles;
 // nothing ran, and the caller runs the statement through the driver. A
 // statement that fails is not run again (its failure may have ended the
