@@ -79,3 +79,19 @@ func TestScrollExpires(t *testing.T) {
 		t.Fatalf("scroll id from another key: %v", err)
 	}
 }
+
+// TestNewID checks the ids' form, which sorts as text on both databases the
+// same way: sixteen lowercase hex digits, leading zeros kept.
+func TestNewID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newID()
+		if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+			t.Fatalf("newID() = %q, want 16 lowercase hex digits", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) < 1000 {
+		t.Errorf("newID gave %d distinct ids in 1000 calls", len(seen))
+	}
+}

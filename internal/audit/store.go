@@ -191,7 +191,16 @@ func (r *Recorder) placeholder(b *strings.Builder, n int) {
 // newID returns a random event id. Ids only break ties in the sort key, so
 // 64 random bits are plenty; hex keeps them comparable as text on both
 // databases.
-func newID() string { return fmt.Sprintf("%016x", rand.Uint64()) }
+func newID() string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	x := rand.Uint64()
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = digits[x&15]
+		x >>= 4
+	}
+	return string(b[:])
+}
 
 // scanEvents reads rows of the search query.
 func scanEvents(rows *sql.Rows) ([]Event, error) {

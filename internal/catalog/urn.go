@@ -78,7 +78,9 @@ func splitTuple(s string) ([]string, error) {
 		return nil, errorString("unbalanced parentheses")
 	}
 	inner := s[1 : len(s)-1]
-	var parts []string
+	// There are at most as many parts as commas plus one: one allocation
+	// instead of one per doubling.
+	parts := make([]string, 0, 1+strings.Count(inner, ","))
 	depth, start := 0, 0
 	for i := 0; i < len(inner); i++ {
 		switch inner[i] {

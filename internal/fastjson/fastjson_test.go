@@ -49,6 +49,10 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, ok := Decode(data)
 		want, wantOK := slowDecode(data)
+		owned := bytes.Clone(data)
+		if shared, sharedOK := DecodeShared(owned); sharedOK != ok || !reflect.DeepEqual(shared, got) {
+			t.Fatalf("DecodeShared(%q) = %#v (ok %v), Decode %#v (ok %v)", data, shared, sharedOK, got, ok)
+		}
 		if ok {
 			if !wantOK {
 				t.Fatalf("Decode(%q) accepted what encoding/json refuses", data)
@@ -101,6 +105,33 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeSharedAliases checks that DecodeShared's unescaped strings and
+// numbers are data's own bytes and escaped ones copies, so that the caller's
+// promise not to change data is what keeps them intact.
+func TestDecodeSharedAliases(t *testing.T) {
+	data := []byte(`{"plain":"abc","esc":"a\nb","n":12.5}`)
+	v, ok := DecodeShared(data)
+	if !ok {
+		t.Fatalf("DecodeShared(%s) failed", data)
+	}
+	m := v.(map[string]any)
+	plain, esc, n := m["plain"], m["esc"], m["n"]
+	for i := range data {
+		data[i] = 'x'
+	}
+	for k := range m {
+		if strings.Trim(k, "x") != "" {
+			t.Errorf("key %q after data changed; want it to share data", k)
+		}
+	}
+	if plain != "xxx" || n != json.Number("xxxx") {
+		t.Errorf("unescaped string and number = %q, %q after data changed; want them to share data", plain, n)
+	}
+	if esc != "a\nb" {
+		t.Errorf("escaped string = %q after data changed; want a copy, %q", esc, "a\nb")
+	}
 }
 
 // FuzzCanonicalStrings checks string escaping on arbitrary (also invalid
@@ -198,8 +229,8 @@ func TestPlainUntil(t *testing.T) {
 
 // BenchmarkProposalValue runs the write path's passes over one proposal of
 // a 20-field schema: the batch finds the proposal's extent, the proposal's
-// aspect value is unescaped in place, then decoded and encoded
-// canonically.
+// aspect value is unescaped in place, then decoded (sharing its strings)
+// and encoded canonically.
 func BenchmarkProposalValue(b *testing.B) {
 	fields := make([]any, 20)
 	for f := range fields {
@@ -232,7 +263,7 @@ func BenchmarkProposalValue(b *testing.B) {
 				return true
 			})
 		})
-		v, ok := Decode(s)
+		v, ok := DecodeShared(s)
 		if !ok {
 			b.Fatal("decode failed")
 		}

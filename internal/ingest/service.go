@@ -209,7 +209,7 @@ func (s *Service) prepare(p *catalog.Proposal, now int64) (*prepared, error) {
 		if !strings.EqualFold(u.EntityType(), ent.Name) {
 			return nil, catalog.Errorf(catalog.Invalid, "URN %s is not a %s URN", p.EntityURN, ent.Name)
 		}
-		if _, err := registry.KeyFromURN(ent, u); err != nil {
+		if err := registry.CheckURN(ent, u); err != nil {
 			return nil, err
 		}
 		out.urn = u.String()
@@ -311,9 +311,14 @@ func (s *Service) decodeValue(asp *catalog.AspectSpec, raw []byte) (any, []byte,
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value is required")
 	}
-	v, err := decodeJSON(raw)
-	if err != nil {
-		return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value is not valid JSON: %v", err)
+	// Aspect values are never changed once they arrive (each is its own
+	// copy, or a request body's), so the decoded strings may share them.
+	var err error
+	v, ok := fastjson.DecodeShared(raw)
+	if !ok {
+		if v, err = decodeJSON(raw); err != nil {
+			return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value is not valid JSON: %v", err)
+		}
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, nil, catalog.Errorf(catalog.Invalid, "aspect value must be a JSON object")

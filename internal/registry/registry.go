@@ -182,6 +182,30 @@ func StripAvroNamespace(name string) string {
 // order: a single-field key takes the whole id verbatim; otherwise the id must
 // be a tuple with exactly one part per key field (nested URNs stay verbatim).
 func KeyFromURN(entity *catalog.EntitySpec, urn catalog.URN) (map[string]any, error) {
+	parts, err := keyParts(entity, urn)
+	if err != nil {
+		return nil, err
+	}
+	if parts == nil {
+		return map[string]any{entity.KeyFields[0]: urn.ID()}, nil
+	}
+	key := make(map[string]any, len(entity.KeyFields))
+	for i, f := range entity.KeyFields {
+		key[f] = parts[i]
+	}
+	return key, nil
+}
+
+// CheckURN reports the error KeyFromURN would, without building the key:
+// a proposal's URN is checked on every write.
+func CheckURN(entity *catalog.EntitySpec, urn catalog.URN) error {
+	_, err := keyParts(entity, urn)
+	return err
+}
+
+// keyParts returns the URN's key parts, one per key field of entity, or nil
+// when the key has one field, which takes the whole id.
+func keyParts(entity *catalog.EntitySpec, urn catalog.URN) ([]string, error) {
 	if entity == nil {
 		return nil, catalog.Errorf(catalog.Invalid, "unknown entity type for URN %q", urn.String())
 	}
@@ -190,7 +214,7 @@ func KeyFromURN(entity *catalog.EntitySpec, urn catalog.URN) (map[string]any, er
 	}
 	n := len(entity.KeyFields)
 	if n == 1 {
-		return map[string]any{entity.KeyFields[0]: urn.ID()}, nil
+		return nil, nil
 	}
 	id := urn.ID()
 	if len(id) == 0 || id[0] != '(' {
@@ -200,11 +224,7 @@ func KeyFromURN(entity *catalog.EntitySpec, urn catalog.URN) (map[string]any, er
 	if len(parts) != n {
 		return nil, catalog.Errorf(catalog.Invalid, "URN %q: a %s URN needs %d key parts (%s), got %d", urn.String(), entity.Name, n, strings.Join(entity.KeyFields, ","), len(parts))
 	}
-	key := make(map[string]any, n)
-	for i, f := range entity.KeyFields {
-		key[f] = parts[i]
-	}
-	return key, nil
+	return parts, nil
 }
 
 // URNFromKey builds the entity's URN from a key aspect value.

@@ -179,6 +179,9 @@ func TestURNKeys(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseURN(%s): %v", c.urn, err)
 		}
+		if err := registry.CheckURN(e, u); err != nil {
+			t.Errorf("CheckURN(%s): %v", c.urn, err)
+		}
 		key, err := registry.KeyFromURN(e, u)
 		if err != nil {
 			t.Errorf("KeyFromURN(%s): %v", c.urn, err)
@@ -210,6 +213,9 @@ func TestURNKeys(t *testing.T) {
 		_, err = registry.KeyFromURN(r.Entity(c.entity), u)
 		if err == nil || !strings.Contains(err.Error(), c.want) || catalog.KindOf(err) != catalog.Invalid {
 			t.Errorf("KeyFromURN(%s) err = %v, want %q", c.urn, err, c.want)
+		}
+		if err2 := registry.CheckURN(r.Entity(c.entity), u); err2 == nil || err2.Error() != err.Error() {
+			t.Errorf("CheckURN(%s) = %v, want KeyFromURN's %v", c.urn, err2, err)
 		}
 	}
 	if _, err := registry.URNFromKey(r.Entity("chart"), map[string]any{"dashboardTool": "looker"}); err == nil || !strings.Contains(err.Error(), `missing field "chartId"`) {

@@ -34,7 +34,7 @@ func (h *Handler) entitySpec(u catalog.URN) (*catalog.EntitySpec, error) {
 	if ent == nil {
 		return nil, catalog.Errorf(catalog.Invalid, "unknown entity type %q in URN %s", u.EntityType(), u)
 	}
-	if _, err := registry.KeyFromURN(ent, u); err != nil {
+	if err := registry.CheckURN(ent, u); err != nil {
 		return nil, err
 	}
 	return ent, nil

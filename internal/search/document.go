@@ -244,6 +244,9 @@ func typed(fieldType string, v any) (any, bool) {
 		}
 		return nil, false
 	}
+	if x, ok := v.(string); ok {
+		return v, x != "" // v as it is: boxing x again would allocate
+	}
 	s := scalarString(v)
 	return s, s != ""
 }

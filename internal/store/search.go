@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/search"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
@@ -420,8 +422,9 @@ func (s *Search) row(d catalog.Document) docRow {
 	}
 	var buckets [5]strings.Builder
 	var ac strings.Builder
-	stored := map[string][]string{}
-	acvals := map[string][]string{}
+	// The fields' values by name, in name order: the loop below visits
+	// the names sorted.
+	var stored, acvals fieldLists
 	seen := map[string]bool{}
 	var tz search.Tokenizer
 	// On SQLite each column's words are written once: the text tables
@@ -472,7 +475,7 @@ func (s *Search) row(d catalog.Document) docRow {
 				}
 			}
 			if store {
-				stored[name] = append(stored[name], str)
+				stored.add(name, str)
 			}
 			if !isStr {
 				continue
@@ -498,7 +501,7 @@ func (s *Search) row(d catalog.Document) docRow {
 						ac.WriteByte(' ')
 					}
 				}
-				acvals[name] = append(acvals[name], str)
+				acvals.add(name, str)
 			}
 		}
 	}
@@ -511,10 +514,8 @@ func (s *Search) row(d catalog.Document) docRow {
 		r.tsv = tsVector(r.text[:], pgWeight)
 		r.acv = tsVector([]string{r.ac}, []pgtype.TSVectorWeight{pgtype.TSVectorWeightD})
 	}
-	b, _ := json.Marshal(stored) // maps of string slices: cannot fail
-	r.fields = string(b)
-	b, _ = json.Marshal(acvals)
-	r.acvals = string(b)
+	r.fields = stored.encode()
+	r.acvals = acvals.encode()
 	seenPath := map[string]bool{}
 	for _, p := range d.BrowsePaths {
 		p = search.NormalizePath(p)
@@ -524,6 +525,52 @@ func (s *Search) row(d catalog.Document) docRow {
 		}
 	}
 	return r
+}
+
+// fieldLists collects string values by field name, names added in
+// ascending order, and encodes them as the JSON object of string arrays that
+// search_doc's fields and acvals columns hold. encoding/json sorting a map
+// for each document cost as much as tokenizing a third of its words.
+type fieldLists struct {
+	names []string
+	vals  [][]string
+}
+
+func (l *fieldLists) add(name, v string) {
+	if n := len(l.names); n > 0 && l.names[n-1] == name {
+		l.vals[n-1] = append(l.vals[n-1], v)
+		return
+	}
+	l.names = append(l.names, name)
+	l.vals = append(l.vals, []string{v})
+}
+
+func (l *fieldLists) encode() string {
+	size := 2
+	for i, name := range l.names {
+		size += len(name) + 6
+		for _, v := range l.vals[i] {
+			size += len(v) + 3
+		}
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, name := range l.names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fastjson.AppendString(b, name)
+		b = append(b, ':', '[')
+		for j, v := range l.vals[i] {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = fastjson.AppendString(b, v)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, '}')
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // wordsOnce tells whether a word is the first of its kind in a column of
