@@ -9,6 +9,7 @@
 package fastjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/bits"
 	"sort"
@@ -276,9 +277,40 @@ func Valid(data []byte) bool {
 	return p.i == len(data)
 }
 
+// AppendCompact appends the JSON value data (whitespace around it allowed)
+// without insignificant whitespace, as json.Compact does, and reports
+// whether data is one well-formed value. A value that is compact already, as
+// the store's canonical values are, is validated and copied as it is:
+// encoding/json compacting each json.RawMessage of a response was a third of
+// the CPU of an entitiesV2 read.
+func AppendCompact(dst, data []byte) ([]byte, bool) {
+	p := parser{data: data}
+	p.skipSpace()
+	start := p.i
+	p.spaced = false
+	if !p.skip(1) {
+		return dst, false
+	}
+	end, spaced := p.i, p.spaced
+	p.skipSpace()
+	if p.i != len(data) {
+		return dst, false
+	}
+	if !spaced {
+		return append(dst, data[start:end]...), true
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, data[start:end]) != nil {
+		return dst, false
+	}
+	return append(dst, b.Bytes()...), true
+}
+
 type parser struct {
 	data []byte
 	i    int
+	// spaced records that skipSpace skipped something.
+	spaced bool
 	// bad records that a Cursor method failed, which fails the object or
 	// array around it even if the callback carried on.
 	bad bool
@@ -291,6 +323,7 @@ func (p *parser) skipSpace() {
 		switch p.data[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
+			p.spaced = true
 		default:
 			return
 		}

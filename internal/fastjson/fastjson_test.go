@@ -64,6 +64,14 @@ func FuzzDecode(f *testing.F) {
 		if ok != Valid(data) {
 			t.Fatalf("Valid(%q) = %v, Decode ok %v", data, !ok, ok)
 		}
+		if compact, cok := AppendCompact([]byte("x"), data); cok {
+			var want bytes.Buffer
+			if err := json.Compact(&want, data); err != nil || "x"+want.String() != string(compact) {
+				t.Fatalf("AppendCompact(%q) = %q, json.Compact %q (%v)", data, compact[1:], want.Bytes(), err)
+			}
+		} else if ok {
+			t.Fatalf("AppendCompact(%q) refused what Decode accepts", data)
+		}
 		if !wantOK {
 			return
 		}

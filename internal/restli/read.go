@@ -1,6 +1,7 @@
 package restli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
 	"github.com/catalogd/catalogd/internal/registry"
 )
 
@@ -26,6 +28,120 @@ type entityResponse struct {
 	URN        string                     `json:"urn"`
 	EntityName string                     `json:"entityName"`
 	Aspects    map[string]envelopedAspect `json:"aspects"`
+}
+
+// appendJSON appends the response as encoding/json encodes it (without
+// HTML escaping), copying the stored values through fastjson.AppendCompact;
+// ok is false if one of them is not valid JSON.
+func (r *entityResponse) appendJSON(dst []byte) (_ []byte, ok bool) {
+	dst = append(dst, `{"urn":`...)
+	dst = fastjson.AppendString(dst, r.URN)
+	dst = append(dst, `,"entityName":`...)
+	dst = fastjson.AppendString(dst, r.EntityName)
+	dst = append(dst, `,"aspects":{`...)
+	names := make([]string, 0, len(r.Aspects))
+	for n := range r.Aspects {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		a := r.Aspects[n]
+		dst = fastjson.AppendString(dst, n)
+		dst = append(dst, `:{"name":`...)
+		dst = fastjson.AppendString(dst, a.Name)
+		dst = append(dst, `,"type":`...)
+		dst = fastjson.AppendString(dst, a.Type)
+		dst = append(dst, `,"version":`...)
+		dst = strconv.AppendInt(dst, a.Version, 10)
+		dst = append(dst, `,"value":`...)
+		if dst, ok = appendRaw(dst, a.Value); !ok {
+			return dst, false
+		}
+		dst = append(dst, `,"created":{"time":`...)
+		dst = strconv.AppendInt(dst, a.Created.Time, 10)
+		dst = append(dst, `,"actor":`...)
+		dst = fastjson.AppendString(dst, a.Created.Actor)
+		dst = append(dst, '}')
+		if len(a.SystemMetadata) > 0 {
+			dst = append(dst, `,"systemMetadata":`...)
+			if dst, ok = appendRaw(dst, a.SystemMetadata); !ok {
+				return dst, false
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, "}}"...), true
+}
+
+// appendRaw appends a json.RawMessage as encoding/json does: null when nil,
+// otherwise compacted (an empty value is not valid JSON).
+func appendRaw(dst []byte, raw json.RawMessage) ([]byte, bool) {
+	if raw == nil {
+		return append(dst, "null"...), true
+	}
+	return fastjson.AppendCompact(dst, raw)
+}
+
+// writeEntityResponses answers 200 with one entity response or, when resp
+// is nil, with the batch body of results and errors, byte for byte as
+// writeJSON would.
+func writeEntityResponses(w http.ResponseWriter, resp *entityResponse, batch map[string]entityResponse, errs map[string]any) {
+	var b []byte
+	ok := true
+	if resp != nil {
+		b, ok = resp.appendJSON(nil)
+	} else {
+		var e []byte
+		if e, ok = marshalNoEscape(errs); ok {
+			b = append(b, `{"errors":`...)
+			b = append(b, e...)
+			b = append(b, `,"results":{`...)
+			urns := make([]string, 0, len(batch))
+			for u := range batch {
+				urns = append(urns, u)
+			}
+			slices.Sort(urns)
+			for i, u := range urns {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = fastjson.AppendString(b, u)
+				b = append(b, ':')
+				r := batch[u]
+				if b, ok = r.appendJSON(b); !ok {
+					break
+				}
+			}
+			b = append(b, `},"statuses":{}}`...)
+		}
+	}
+	if !ok {
+		// Whatever encoding/json makes of it, as before.
+		if resp != nil {
+			writeJSON(w, http.StatusOK, resp)
+		} else {
+			writeJSON(w, http.StatusOK, map[string]any{"results": batch, "errors": errs, "statuses": map[string]any{}})
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, as writeJSON
+// encodes.
+func marshalNoEscape(v any) ([]byte, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), true
 }
 
 // entitySpec resolves the entity type of u, or fails with Invalid.
@@ -121,7 +237,8 @@ func (h *Handler) getEntityV2(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp[u.String()])
+	one := resp[u.String()]
+	writeEntityResponses(w, &one, nil, nil)
 }
 
 func (h *Handler) batchGetEntityV2(w http.ResponseWriter, r *http.Request) {
@@ -161,7 +278,7 @@ func (h *Handler) batchGetEntityV2(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": results, "errors": errs, "statuses": map[string]any{}})
+	writeEntityResponses(w, nil, results, errs)
 }
 
 // getEntitySnapshot serves the deprecated GET /entities/<urn>: the entity as

@@ -11,7 +11,7 @@ import (
 // in power-of-two row counts, see chunkRows).
 const maxCachedStmts = 256
 
-// stmtCache keeps the statements of SQLite write transactions prepared.
+// stmtCache keeps the statements of SQLite transactions and reads prepared.
 // The driver otherwise compiles every statement at each call, and the
 // multi-row INSERTs of an ingest batch (thousands of parameters) cost
 // about a tenth of the write transaction to compile. Statements are
@@ -112,6 +112,45 @@ func (x cachedTx) QueryRowContext(ctx context.Context, query string, args ...any
 	if err != nil || st == nil {
 		// An error here recurs when the query runs, and the Row reports it.
 		return x.tx.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// cachedPool is the querier of reads on the SQLite pool outside
+// transactions: each statement runs through the cache, compiled once per
+// connection.
+type cachedPool struct {
+	db    *sql.DB
+	cache *stmtCache
+}
+
+func (x cachedPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := x.cache.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return x.db.ExecContext(ctx, query, args...)
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (x cachedPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := x.cache.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return x.db.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (x cachedPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := x.cache.get(ctx, query)
+	if err != nil || st == nil {
+		// An error here recurs when the query runs, and the Row reports it.
+		return x.db.QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
 }
