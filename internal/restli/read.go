@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -31,9 +32,9 @@ type entityResponse struct {
 }
 
 // appendJSON appends the response as encoding/json encodes it (without
-// HTML escaping), copying the stored values through fastjson.AppendCompact;
-// ok is false if one of them is not valid JSON.
-func (r *entityResponse) appendJSON(dst []byte) (_ []byte, ok bool) {
+// HTML escaping), copying the stored values through fastjson.AppendCompact.
+// It fails, naming the aspect, if a stored value is not valid JSON.
+func (r *entityResponse) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"urn":`...)
 	dst = fastjson.AppendString(dst, r.URN)
 	dst = append(dst, `,"entityName":`...)
@@ -57,8 +58,9 @@ func (r *entityResponse) appendJSON(dst []byte) (_ []byte, ok bool) {
 		dst = append(dst, `,"version":`...)
 		dst = strconv.AppendInt(dst, a.Version, 10)
 		dst = append(dst, `,"value":`...)
+		var ok bool
 		if dst, ok = appendRaw(dst, a.Value); !ok {
-			return dst, false
+			return dst, fmt.Errorf("stored value of aspect %s of %s is not valid JSON", n, r.URN)
 		}
 		dst = append(dst, `,"created":{"time":`...)
 		dst = strconv.AppendInt(dst, a.Created.Time, 10)
@@ -68,12 +70,12 @@ func (r *entityResponse) appendJSON(dst []byte) (_ []byte, ok bool) {
 		if len(a.SystemMetadata) > 0 {
 			dst = append(dst, `,"systemMetadata":`...)
 			if dst, ok = appendRaw(dst, a.SystemMetadata); !ok {
-				return dst, false
+				return dst, fmt.Errorf("stored system metadata of aspect %s of %s is not valid JSON", n, r.URN)
 			}
 		}
 		dst = append(dst, '}')
 	}
-	return append(dst, "}}"...), true
+	return append(dst, "}}"...), nil
 }
 
 // appendRaw appends a json.RawMessage as encoding/json does: null when nil,
@@ -87,44 +89,17 @@ func appendRaw(dst []byte, raw json.RawMessage) ([]byte, bool) {
 
 // writeEntityResponses answers 200 with one entity response or, when resp
 // is nil, with the batch body of results and errors, byte for byte as
-// writeJSON would.
-func writeEntityResponses(w http.ResponseWriter, resp *entityResponse, batch map[string]entityResponse, errs map[string]any) {
+// writeJSON would; a stored value that is not JSON is an internal error.
+func writeEntityResponses(w http.ResponseWriter, r *http.Request, resp *entityResponse, batch map[string]entityResponse, errs map[string]any) {
 	var b []byte
-	ok := true
+	var err error
 	if resp != nil {
-		b, ok = resp.appendJSON(nil)
+		b, err = resp.appendJSON(nil)
 	} else {
-		var e []byte
-		if e, ok = marshalNoEscape(errs); ok {
-			b = append(b, `{"errors":`...)
-			b = append(b, e...)
-			b = append(b, `,"results":{`...)
-			urns := make([]string, 0, len(batch))
-			for u := range batch {
-				urns = append(urns, u)
-			}
-			slices.Sort(urns)
-			for i, u := range urns {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = fastjson.AppendString(b, u)
-				b = append(b, ':')
-				r := batch[u]
-				if b, ok = r.appendJSON(b); !ok {
-					break
-				}
-			}
-			b = append(b, `},"statuses":{}}`...)
-		}
+		b, err = appendBatch(batch, errs)
 	}
-	if !ok {
-		// Whatever encoding/json makes of it, as before.
-		if resp != nil {
-			writeJSON(w, http.StatusOK, resp)
-		} else {
-			writeJSON(w, http.StatusOK, map[string]any{"results": batch, "errors": errs, "statuses": map[string]any{}})
-		}
+	if err != nil {
+		WriteError(w, r, &catalog.Error{Kind: catalog.Internal, Op: "encode entity response", Err: err})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -132,16 +107,35 @@ func writeEntityResponses(w http.ResponseWriter, resp *entityResponse, batch map
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping, as writeJSON
-// encodes.
-func marshalNoEscape(v any) ([]byte, bool) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+// appendBatch encodes a batch get's body: the entity responses by URN, and
+// the errors of the URNs that could not be read.
+func appendBatch(batch map[string]entityResponse, errs map[string]any) ([]byte, error) {
+	var e bytes.Buffer
+	enc := json.NewEncoder(&e)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return nil, false
+	if err := enc.Encode(errs); err != nil {
+		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), true
+	b := append([]byte(`{"errors":`), bytes.TrimSuffix(e.Bytes(), []byte("\n"))...)
+	b = append(b, `,"results":{`...)
+	urns := make([]string, 0, len(batch))
+	for u := range batch {
+		urns = append(urns, u)
+	}
+	slices.Sort(urns)
+	for i, u := range urns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fastjson.AppendString(b, u)
+		b = append(b, ':')
+		r := batch[u]
+		var err error
+		if b, err = r.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, `},"statuses":{}}`...), nil
 }
 
 // entitySpec resolves the entity type of u, or fails with Invalid.
@@ -238,7 +232,7 @@ func (h *Handler) getEntityV2(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	one := resp[u.String()]
-	writeEntityResponses(w, &one, nil, nil)
+	writeEntityResponses(w, r, &one, nil, nil)
 }
 
 func (h *Handler) batchGetEntityV2(w http.ResponseWriter, r *http.Request) {
@@ -278,7 +272,7 @@ func (h *Handler) batchGetEntityV2(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	writeEntityResponses(w, nil, results, errs)
+	writeEntityResponses(w, r, nil, results, errs)
 }
 
 // getEntitySnapshot serves the deprecated GET /entities/<urn>: the entity as

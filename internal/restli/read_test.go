@@ -9,8 +9,9 @@ import (
 )
 
 // TestWriteEntityResponses holds the hand-written entitiesV2 bodies to what
-// encoding/json made of the same values, for single and batch reads,
-// including stored values that are not compact or not valid JSON.
+// encoding/json makes of the same values, for single and batch reads, and
+// checks that a stored value that is not JSON is an internal error rather
+// than a broken body.
 func TestWriteEntityResponses(t *testing.T) {
 	aspect := func(name, value, sysMD string) envelopedAspect {
 		a := envelopedAspect{Name: name, Type: "VERSIONED", Value: json.RawMessage(value),
@@ -20,7 +21,7 @@ func TestWriteEntityResponses(t *testing.T) {
 		}
 		return a
 	}
-	responses := map[string]entityResponse{
+	valid := map[string]entityResponse{
 		"canonical": {URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a.b,PROD)", EntityName: "dataset", Aspects: map[string]envelopedAspect{
 			"status":            aspect("status", `{"removed":false}`, `{"lastObserved":1,"runId":"no-run-id-provided"}`),
 			"datasetProperties": aspect("datasetProperties", `{"description":"é 😀 <b>\u2028","name":"a\"b"}`, ""),
@@ -29,43 +30,61 @@ func TestWriteEntityResponses(t *testing.T) {
 		"spaced": {URN: "urn:li:tag:t", EntityName: "tag", Aspects: map[string]envelopedAspect{
 			"tagProperties": aspect("tagProperties", " {\"name\" : \"t\",\n \"description\": \"a  b\" } ", "{ }"),
 		}},
-		"empty value": {URN: "urn:li:tag:e", EntityName: "tag", Aspects: map[string]envelopedAspect{
-			"tagKey": aspect("tagKey", "", ""),
-		}},
 		"nil value": {URN: "urn:li:tag:n", EntityName: "tag", Aspects: map[string]envelopedAspect{
 			"tagKey": {Name: "tagKey", Type: "VERSIONED"},
 		}},
 		"no aspects": {URN: "urn:li:corpuser:u", EntityName: "corpuser", Aspects: map[string]envelopedAspect{}},
-		"invalid value": {URN: "urn:li:tag:bad", EntityName: "tag", Aspects: map[string]envelopedAspect{
+	}
+	invalid := map[string]entityResponse{
+		"empty value": {URN: "urn:li:tag:e", EntityName: "tag", Aspects: map[string]envelopedAspect{
+			"tagKey": aspect("tagKey", "", ""),
+		}},
+		"truncated value": {URN: "urn:li:tag:bad", EntityName: "tag", Aspects: map[string]envelopedAspect{
 			"tagProperties": aspect("tagProperties", `{"name":`, ""),
 		}},
+		"invalid system metadata": {URN: "urn:li:tag:bad", EntityName: "tag", Aspects: map[string]envelopedAspect{
+			"tagProperties": aspect("tagProperties", `{"name":"t"}`, `{runId}`),
+		}},
 	}
-	for name, resp := range responses {
+	errs := map[string]any{"urn:li:bad": errorBody{Status: 400, Message: "bad <urn>", ExceptionClass: exceptionClass}}
+	batch := map[string]entityResponse{}
+	for _, resp := range valid {
+		batch[resp.URN] = resp
+	}
+	for name, resp := range valid {
 		t.Run(name, func(t *testing.T) {
 			want, got := httptest.NewRecorder(), httptest.NewRecorder()
 			writeJSON(want, 200, resp)
-			writeEntityResponses(got, &resp, nil, nil)
+			writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2/x", nil), &resp, nil, nil)
 			if got.Body.String() != want.Body.String() || got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
-				t.Errorf("single: got %d %q\n%s\nencoding/json: %d %q\n%s", got.Code, got.Header().Get("Content-Type"), got.Body, want.Code, want.Header().Get("Content-Type"), want.Body)
+				t.Errorf("got %d %q\n%s\nencoding/json: %d %q\n%s", got.Code, got.Header().Get("Content-Type"), got.Body, want.Code, want.Header().Get("Content-Type"), want.Body)
 			}
 		})
 	}
-	batch := map[string]entityResponse{}
-	for _, name := range []string{"canonical", "spaced", "no aspects"} {
-		batch[responses[name].URN] = responses[name]
-	}
-	errs := map[string]any{"urn:li:bad": errorBody{Status: 400, Message: "bad <urn>", ExceptionClass: exceptionClass}}
-	for name, b := range map[string]map[string]entityResponse{
-		"batch":              batch,
-		"empty batch":        {},
-		"batch with invalid": {"urn:li:tag:bad": responses["invalid value"], "urn:li:tag:t": responses["spaced"]},
-	} {
+	for name, b := range map[string]map[string]entityResponse{"batch": batch, "empty batch": {}} {
 		t.Run(name, func(t *testing.T) {
 			want, got := httptest.NewRecorder(), httptest.NewRecorder()
 			writeJSON(want, 200, map[string]any{"results": b, "errors": errs, "statuses": map[string]any{}})
-			writeEntityResponses(got, nil, b, errs)
+			writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2", nil), nil, b, errs)
 			if got.Body.String() != want.Body.String() || got.Code != want.Code {
 				t.Errorf("got %d\n%s\nencoding/json: %d\n%s", got.Code, got.Body, want.Code, want.Body)
+			}
+		})
+	}
+	for name, resp := range invalid {
+		t.Run(name, func(t *testing.T) {
+			for _, single := range []bool{true, false} {
+				got := httptest.NewRecorder()
+				if single {
+					writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2/x", nil), &resp, nil, nil)
+				} else {
+					b := map[string]entityResponse{"urn:li:tag:t": valid["spaced"], resp.URN: resp}
+					writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2", nil), nil, b, errs)
+				}
+				var body errorBody
+				if err := json.Unmarshal(got.Body.Bytes(), &body); err != nil || got.Code != 500 || body.Status != 500 || body.ExceptionClass != exceptionClass {
+					t.Errorf("single %v: got %d %s, want a 500 rest.li error body", single, got.Code, got.Body)
+				}
 			}
 		})
 	}
