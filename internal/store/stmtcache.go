@@ -55,10 +55,11 @@ func (c *stmtCache) close() {
 	c.m, c.closed = nil, true
 }
 
-// cachedTx is the querier of a SQLite write transaction: it runs each
-// statement through the cache, or, for statements without results, through
-// direct when it can.
-type cachedTx struct {
+// cachedQuerier runs each statement through the cache: in a SQLite
+// transaction (tx set), or on the pool for reads outside one. Statements
+// without results in a write transaction go through direct when it can.
+type cachedQuerier struct {
+	pool   *sql.DB // used when tx is nil
 	tx     *sql.Tx
 	cache  *stmtCache
 	direct directExecer // nil: always through database/sql
@@ -72,15 +73,23 @@ type directExecer interface {
 	exec(ctx context.Context, query string, args []any) (res sql.Result, ok bool, err error)
 }
 
-func (x cachedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+// uncached is where statements the cache does not hold run.
+func (x cachedQuerier) uncached() querier {
+	if x.tx != nil {
+		return x.tx
+	}
+	return x.pool
+}
+
+func (x cachedQuerier) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	st, err := x.cache.get(ctx, query)
-	if err != nil || st == nil {
-		return nil, err
+	if err != nil || st == nil || x.tx == nil {
+		return st, err
 	}
 	return x.tx.StmtContext(ctx, st), nil
 }
 
-func (x cachedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (x cachedQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if x.direct != nil {
 		if res, ok, err := x.direct.exec(ctx, query, args); ok {
 			return res, err
@@ -91,66 +100,27 @@ func (x cachedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 		return nil, err
 	}
 	if st == nil {
-		return x.tx.ExecContext(ctx, query, args...)
+		return x.uncached().ExecContext(ctx, query, args...)
 	}
 	return st.ExecContext(ctx, args...)
 }
 
-func (x cachedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (x cachedQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := x.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		return x.tx.QueryContext(ctx, query, args...)
+		return x.uncached().QueryContext(ctx, query, args...)
 	}
 	return st.QueryContext(ctx, args...)
 }
 
-func (x cachedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (x cachedQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := x.stmt(ctx, query)
 	if err != nil || st == nil {
 		// An error here recurs when the query runs, and the Row reports it.
-		return x.tx.QueryRowContext(ctx, query, args...)
-	}
-	return st.QueryRowContext(ctx, args...)
-}
-
-// cachedPool is the querier of reads on the SQLite pool outside
-// transactions: each statement runs through the cache, compiled once per
-// connection.
-type cachedPool struct {
-	db    *sql.DB
-	cache *stmtCache
-}
-
-func (x cachedPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := x.cache.get(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return x.db.ExecContext(ctx, query, args...)
-	}
-	return st.ExecContext(ctx, args...)
-}
-
-func (x cachedPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := x.cache.get(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return x.db.QueryContext(ctx, query, args...)
-	}
-	return st.QueryContext(ctx, args...)
-}
-
-func (x cachedPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := x.cache.get(ctx, query)
-	if err != nil || st == nil {
-		// An error here recurs when the query runs, and the Row reports it.
-		return x.db.QueryRowContext(ctx, query, args...)
+		return x.uncached().QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
 }

@@ -202,7 +202,7 @@ func openSQLite(path string, o options) (*DB, error) {
 	db.busyTimeout = o.busyTimeout
 	db.stmts = newStmtCache(sqldb)
 	db.readStmts = newStmtCache(sqldb)
-	db.reader.q = cachedPool{db: sqldb, cache: db.readStmts}
+	db.reader.q = cachedQuerier{pool: sqldb, cache: db.readStmts}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -384,7 +384,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	}()
 	var q querier = btx.Tx
 	if db.stmts != nil {
-		ct := cachedTx{tx: btx.Tx, cache: db.stmts}
+		ct := cachedQuerier{tx: btx.Tx, cache: db.stmts}
 		if db.writeConn != nil {
 			ct.direct = newDirectExec(db.writeConn.Conn)
 		}
@@ -477,7 +477,7 @@ func (db *DB) snapshotOn(ctx context.Context, pool *sql.DB, stmts *stmtCache, f 
 	defer tx.Rollback() //nolint:errcheck // read-only; nothing to undo
 	var q querier = tx
 	if stmts != nil {
-		q = cachedTx{tx: tx, cache: stmts}
+		q = cachedQuerier{tx: tx, cache: stmts}
 	}
 	if err := f(q); err != nil {
 		return err
