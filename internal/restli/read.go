@@ -87,28 +87,21 @@ func appendRaw(dst []byte, raw json.RawMessage) ([]byte, bool) {
 	return fastjson.AppendCompact(dst, raw)
 }
 
-// writeEntityResponses answers 200 with one entity response or, when resp
-// is nil, with the batch body of results and errors, byte for byte as
-// writeJSON would; a stored value that is not JSON is an internal error.
-func writeEntityResponses(w http.ResponseWriter, r *http.Request, resp *entityResponse, batch map[string]entityResponse, errs map[string]any) {
-	var b []byte
-	var err error
-	if resp != nil {
-		b, err = resp.appendJSON(nil)
-	} else {
-		b, err = appendBatch(batch, errs)
-	}
+// writeEncoded answers 200 with a body that appendJSON or appendBatch
+// made, or with their error: a stored value that is not JSON is an
+// internal error.
+func writeEncoded(w http.ResponseWriter, r *http.Request, body []byte, err error) {
 	if err != nil {
 		WriteError(w, r, &catalog.Error{Kind: catalog.Internal, Op: "encode entity response", Err: err})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(append(body, '\n')) // as json.Encoder ends a value
 }
 
-// appendBatch encodes a batch get's body: the entity responses by URN, and
-// the errors of the URNs that could not be read.
+// appendBatch encodes a batch get's body as writeJSON encoded it: the entity
+// responses by URN, and the errors of the URNs that could not be read.
 func appendBatch(batch map[string]entityResponse, errs map[string]any) ([]byte, error) {
 	var e bytes.Buffer
 	enc := json.NewEncoder(&e)
@@ -232,7 +225,8 @@ func (h *Handler) getEntityV2(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	one := resp[u.String()]
-	writeEntityResponses(w, r, &one, nil, nil)
+	body, err := one.appendJSON(nil)
+	writeEncoded(w, r, body, err)
 }
 
 func (h *Handler) batchGetEntityV2(w http.ResponseWriter, r *http.Request) {
@@ -272,7 +266,8 @@ func (h *Handler) batchGetEntityV2(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, err)
 		return
 	}
-	writeEntityResponses(w, r, nil, results, errs)
+	body, err := appendBatch(results, errs)
+	writeEncoded(w, r, body, err)
 }
 
 // getEntitySnapshot serves the deprecated GET /entities/<urn>: the entity as

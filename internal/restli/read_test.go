@@ -8,11 +8,11 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 )
 
-// TestWriteEntityResponses holds the hand-written entitiesV2 bodies to what
+// TestEncodeEntityResponses holds the hand-written entitiesV2 bodies to what
 // encoding/json makes of the same values, for single and batch reads, and
 // checks that a stored value that is not JSON is an internal error rather
 // than a broken body.
-func TestWriteEntityResponses(t *testing.T) {
+func TestEncodeEntityResponses(t *testing.T) {
 	aspect := func(name, value, sysMD string) envelopedAspect {
 		a := envelopedAspect{Name: name, Type: "VERSIONED", Value: json.RawMessage(value),
 			Created: catalog.AuditStamp{Time: 1700000000123, Actor: "urn:li:corpuser:<x&y>"}}
@@ -55,7 +55,8 @@ func TestWriteEntityResponses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want, got := httptest.NewRecorder(), httptest.NewRecorder()
 			writeJSON(want, 200, resp)
-			writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2/x", nil), &resp, nil, nil)
+			body, err := resp.appendJSON(nil)
+			writeEncoded(got, httptest.NewRequest("GET", "/entitiesV2/x", nil), body, err)
 			if got.Body.String() != want.Body.String() || got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
 				t.Errorf("got %d %q\n%s\nencoding/json: %d %q\n%s", got.Code, got.Header().Get("Content-Type"), got.Body, want.Code, want.Header().Get("Content-Type"), want.Body)
 			}
@@ -65,7 +66,8 @@ func TestWriteEntityResponses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want, got := httptest.NewRecorder(), httptest.NewRecorder()
 			writeJSON(want, 200, map[string]any{"results": b, "errors": errs, "statuses": map[string]any{}})
-			writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2", nil), nil, b, errs)
+			body, err := appendBatch(b, errs)
+			writeEncoded(got, httptest.NewRequest("GET", "/entitiesV2", nil), body, err)
 			if got.Body.String() != want.Body.String() || got.Code != want.Code {
 				t.Errorf("got %d\n%s\nencoding/json: %d\n%s", got.Code, got.Body, want.Code, want.Body)
 			}
@@ -76,10 +78,12 @@ func TestWriteEntityResponses(t *testing.T) {
 			for _, single := range []bool{true, false} {
 				got := httptest.NewRecorder()
 				if single {
-					writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2/x", nil), &resp, nil, nil)
+					body, err := resp.appendJSON(nil)
+					writeEncoded(got, httptest.NewRequest("GET", "/entitiesV2/x", nil), body, err)
 				} else {
 					b := map[string]entityResponse{"urn:li:tag:t": valid["spaced"], resp.URN: resp}
-					writeEntityResponses(got, httptest.NewRequest("GET", "/entitiesV2", nil), nil, b, errs)
+					body, err := appendBatch(b, errs)
+					writeEncoded(got, httptest.NewRequest("GET", "/entitiesV2", nil), body, err)
 				}
 				var body errorBody
 				if err := json.Unmarshal(got.Body.Bytes(), &body); err != nil || got.Code != 500 || body.Status != 500 || body.ExceptionClass != exceptionClass {
