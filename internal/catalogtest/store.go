@@ -41,6 +41,7 @@ func RunStoreTests(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Atomicity", testAtomicity},
 		{"ReadYourWrites", testReadYourWrites},
 		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"ConcurrentFailures", testConcurrentFailures},
 		{"LargeBatch", testLargeBatch},
 		{"Timeseries", testTimeseries},
 		{"Edges", testEdges},
@@ -461,6 +462,68 @@ func testConcurrentUpdates(t *testing.T, s catalog.Store) {
 			t.Fatal(err)
 		}
 		equalJSON(t, fmt.Sprint("history ", v), got.Value, json.RawMessage(fmt.Sprintf(`{"N":%d}`, v)))
+	}
+}
+
+// testConcurrentFailures runs Updates at once of which some fail or panic:
+// each failure is its own caller's, and neither undoes nor fails the others.
+func testConcurrentFailures(t *testing.T, s catalog.Store) {
+	ctx := context.Background()
+	const writers = 48
+	errFailed := errors.New("refused")
+	urn := func(i int) string { return fmt.Sprintf("urn:li:dataset:w%d", i) }
+	type result struct {
+		err      error
+		panicked any
+	}
+	results := make([]result, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { results[i].panicked = recover() }()
+			results[i].err = s.Update(ctx, func(tx catalog.Tx) error {
+				if err := tx.PutAspects(ctx, []catalog.AspectWrite{{Aspect: aspect(urn(i), "status", fmt.Sprintf(`{"i":%d}`, i), 1)}}); err != nil {
+					return err
+				}
+				switch i % 4 {
+				case 1:
+					return fmt.Errorf("writer %d: %w", i, errFailed)
+				case 2:
+					panic(fmt.Sprintf("writer %d", i))
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		got, err := s.LatestAspects(ctx, []string{urn(i)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch i % 4 {
+		case 1:
+			if !errors.Is(r.err, errFailed) || !strings.Contains(r.err.Error(), fmt.Sprintf("writer %d:", i)) {
+				t.Errorf("writer %d: Update = %v, want its own error", i, r.err)
+			}
+		case 2:
+			if r.panicked != fmt.Sprintf("writer %d", i) {
+				t.Errorf("writer %d: recovered %v, want its own panic", i, r.panicked)
+			}
+		default:
+			if r.err != nil || r.panicked != nil {
+				t.Errorf("writer %d: Update = %v, panic %v", i, r.err, r.panicked)
+			}
+			if len(got[urn(i)]) != 1 {
+				t.Errorf("writer %d: its write is missing: %v", i, got)
+			}
+			continue
+		}
+		if len(got) != 0 {
+			t.Errorf("writer %d failed but its write was kept: %v", i, got)
+		}
 	}
 }
 
