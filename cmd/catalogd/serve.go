@@ -103,7 +103,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go authSvc.Run(ctx)
 	// With --auth=false the authorizer allows everything.
-	svc := ingest.New(reg, db, ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc))
+	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc)}
+	if db.Dialect() == store.SQLite {
+		// One write transaction at a time: requests waiting for it do
+		// their work ahead of it (BENCHMARKS.md, twelfth session).
+		opts = append(opts, ingest.WithPlanAhead(db))
+	}
+	svc := ingest.New(reg, db, opts...)
 	if err := bootstrapAuth(ctx, authSvc, svc, rec, stdout); err != nil {
 		return err
 	}

@@ -32,6 +32,18 @@ type applier struct {
 	order   []string
 	written int
 	changes []Change // for the audit log, when the service has an auditor
+
+	// A planning applier (see Service.plan) runs before the transaction,
+	// with no tx: flush keeps each round of writes in rounds instead of
+	// sending it, to be sent once the plan is adopted.
+	planning bool
+	rounds   [][]catalog.AspectWrite
+	// planned says that sets holds the edge sets to write, computed by the
+	// plan.
+	planned bool
+	sets    []catalog.EdgeSet
+	// pre is the plan's documents being built ahead of the transaction.
+	pre Prebuilt
 }
 
 type slot struct {
@@ -53,7 +65,8 @@ type touch struct {
 	dirty bool
 }
 
-func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
+// requestURNs returns the URNs of ps, each once, in first-seen order.
+func requestURNs(ps []*prepared) []string {
 	urns := make([]string, 0, len(ps))
 	seen := make(map[string]bool, len(ps))
 	for _, p := range ps {
@@ -62,10 +75,14 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 			urns = append(urns, p.urn)
 		}
 	}
-	cur, err := a.tx.Current(ctx, urns)
-	if err != nil {
-		return 0, err
-	}
+	return urns
+}
+
+// run applies ps to the stored state cur of urns (as Tx.Current returns
+// it), buffering the writes, and adds the default aspects of new entities.
+// Only deletes write to the transaction at once; a planning applier has
+// none.
+func (a *applier) run(ctx context.Context, urns []string, cur map[string]map[string]catalog.Current, ps []*prepared) error {
 	a.state = make(map[string]map[string]*slot, len(urns))
 	for _, u := range urns {
 		m := make(map[string]*slot)
@@ -79,17 +96,32 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 
 	for _, p := range ps {
 		if err := a.one(ctx, p); err != nil {
-			return 0, proposalError(p.index, a.total, p.src, err)
+			return proposalError(p.index, a.total, p.src, err)
 		}
 	}
 	for _, u := range a.order {
 		t := a.touched[u]
 		if t.wrote && !t.deleted {
 			if err := a.defaults(ctx, u, t); err != nil {
-				return 0, err
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// write sends what run buffered to the transaction: aspects, timeseries
+// values, edges, audit events and search documents. It returns the number
+// of aspect versions and timeseries values written.
+func (a *applier) write(ctx context.Context) (int, error) {
+	// A plan's prebuilt documents not handed to the indexer (an error
+	// came first) are dropped.
+	defer func() {
+		if a.pre != nil {
+			a.pre.Discard()
+			a.pre = nil
+		}
+	}()
 	// From here on a.state is only read. A BackgroundIndexer builds the
 	// documents from it while the aspects, edges and audit rows are
 	// written, starting once the request's timeseries values (which
@@ -146,31 +178,16 @@ func (a *applier) apply(ctx context.Context, ps []*prepared) (int, error) {
 	return a.written, nil
 }
 
-// index starts updating the search documents of the entities whose state
-// changed; finish completes it (see BackgroundIndexer).
-func (a *applier) index(ctx context.Context) (finish func(ctx context.Context, write bool) error, err error) {
-	done := func(context.Context, bool) error { return nil }
-	idx := a.svc.indexer
-	if idx == nil {
-		return done, nil
-	}
-	var dirty []string
+// dirtyEntities returns the state of the entities whose search documents
+// the request changes.
+func (a *applier) dirtyEntities() []Entity {
+	var ents []Entity
 	for _, u := range a.order {
-		if a.touched[u].dirty {
-			dirty = append(dirty, u)
+		if !a.touched[u].dirty {
+			continue
 		}
-	}
-	if len(dirty) == 0 {
-		return done, nil
-	}
-	ei, ok := idx.(EntityIndexer)
-	if !ok {
-		return done, idx.Reindex(ctx, a.tx, dirty)
-	}
-	// a.state holds every latest aspect of these entities: Current read them
-	// all, and every write and delete of the request updated it.
-	ents := make([]Entity, len(dirty))
-	for i, u := range dirty {
+		// a.state holds every latest aspect of the entity: Current read
+		// them all, and every write and delete of the request updated it.
 		slots := a.state[u]
 		e := Entity{URN: u, Aspects: make([]LatestAspect, 0, len(slots))}
 		for _, s := range slots {
@@ -178,7 +195,34 @@ func (a *applier) index(ctx context.Context) (finish func(ctx context.Context, w
 				e.Aspects = append(e.Aspects, LatestAspect{Aspect: s.cur, Decoded: s.value})
 			}
 		}
-		ents[i] = e
+		ents = append(ents, e)
+	}
+	return ents
+}
+
+// index starts updating the search documents of the entities whose state
+// changed; finish completes it (see BackgroundIndexer).
+func (a *applier) index(ctx context.Context) (finish func(ctx context.Context, write bool) error, err error) {
+	if pre := a.pre; pre != nil {
+		a.pre = nil
+		return pre.Start(ctx, a.tx)
+	}
+	done := func(context.Context, bool) error { return nil }
+	idx := a.svc.indexer
+	if idx == nil {
+		return done, nil
+	}
+	ents := a.dirtyEntities()
+	if len(ents) == 0 {
+		return done, nil
+	}
+	ei, ok := idx.(EntityIndexer)
+	if !ok {
+		dirty := make([]string, len(ents))
+		for i, e := range ents {
+			dirty[i] = e.URN
+		}
+		return done, idx.Reindex(ctx, a.tx, dirty)
 	}
 	if bi, ok := ei.(BackgroundIndexer); ok {
 		return bi.StartIndexing(ctx, a.tx, ents)
@@ -201,6 +245,11 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 	t := a.touch(p.urn, p.entity)
 	switch p.change {
 	case catalog.Delete:
+		if a.planning {
+			// Deletes report what they removed, which only the
+			// transaction knows: requests with deletes are not planned.
+			return catalog.Errorf(catalog.Internal, "a DELETE cannot be planned ahead of its transaction")
+		}
 		if err := a.flush(ctx); err != nil {
 			return err
 		}
@@ -366,6 +415,20 @@ func (a *applier) audit(urn, entity, aspect string, deleted bool) {
 }
 
 func (a *applier) flush(ctx context.Context) error {
+	if a.planning {
+		if len(a.pending) > 0 {
+			a.rounds = append(a.rounds, a.pending)
+			a.pending = nil
+			clear(a.inRound)
+		}
+		return nil
+	}
+	for _, r := range a.rounds {
+		if err := a.tx.PutAspects(ctx, r); err != nil {
+			return err
+		}
+	}
+	a.rounds = nil
 	if len(a.pending) == 0 {
 		return nil
 	}
@@ -491,6 +554,21 @@ func defaultBrowsePath(ent *catalog.EntitySpec, key map[string]any) string {
 
 // edges rewrites the graph edges of every aspect whose latest value changed.
 func (a *applier) edges(ctx context.Context) error {
+	sets := a.sets
+	if !a.planned {
+		var err error
+		if sets, err = a.edgeSets(); err != nil {
+			return err
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	return a.tx.ReplaceEdges(ctx, sets)
+}
+
+// edgeSets derives the edges of every aspect whose latest value changed.
+func (a *applier) edgeSets() ([]catalog.EdgeSet, error) {
 	var sets []catalog.EdgeSet
 	for _, urn := range a.order {
 		t := a.touched[urn]
@@ -512,16 +590,13 @@ func (a *applier) edges(ctx context.Context) error {
 			if v == nil {
 				var err error
 				if v, err = decodeJSON(s.cur.Value); err != nil {
-					return fmt.Errorf("decode %s of %s: %w", name, urn, err)
+					return nil, fmt.Errorf("decode %s of %s: %w", name, urn, err)
 				}
 			}
 			sets = append(sets, catalog.EdgeSet{URN: urn, Aspect: name, Edges: Edges(urn, spec, v, s.cur.Created), Fresh: !s.stored})
 		}
 	}
-	if len(sets) == 0 {
-		return nil
-	}
-	return a.tx.ReplaceEdges(ctx, sets)
+	return sets, nil
 }
 
 // Edges derives the relationship edges of one aspect value from its spec's

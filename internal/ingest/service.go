@@ -51,6 +51,35 @@ type BackgroundIndexer interface {
 	StartIndexing(ctx context.Context, tx catalog.Tx, entities []Entity) (finish func(ctx context.Context, write bool) error, err error)
 }
 
+// Prebuilder is a BackgroundIndexer that can also build documents before
+// the write transaction begins (see WithPlanAhead).
+type Prebuilder interface {
+	BackgroundIndexer
+	// Prebuild starts building the documents of entities, reading from r
+	// what they need besides their aspects (as StartIndexing reads it from
+	// a transaction). It reads entities, and neither changes them nor
+	// keeps them past Start or Discard. It returns nil when it cannot
+	// build ahead.
+	Prebuild(ctx context.Context, r catalog.Reader, entities []Entity) Prebuilt
+}
+
+// Prebuilt is documents being built ahead of a transaction. Exactly one of
+// its methods is called, once.
+type Prebuilt interface {
+	// Start is StartIndexing, in tx, for the entities given to Prebuild:
+	// the prebuilt documents are written when what they were built from
+	// besides the entities is the same in tx, and documents are built
+	// afresh otherwise.
+	Start(ctx context.Context, tx catalog.Tx) (finish func(ctx context.Context, write bool) error, err error)
+	// Discard stops the building and waits for it to end.
+	Discard()
+}
+
+// CurrentReader reads what Tx.Current reads, outside a transaction.
+type CurrentReader interface {
+	Current(ctx context.Context, urns []string) (map[string]map[string]catalog.Current, error)
+}
+
 // Entity is the state of one entity at the end of a write: every latest
 // (non-timeseries) aspect, as tx now holds it.
 type Entity struct {
@@ -99,6 +128,9 @@ type Service struct {
 	authorizer Authorizer
 	now        func() time.Time
 	schemas    schemaCache // parsed aspect schemas, for PATCH
+	// ahead reads the state requests are planned against (WithPlanAhead);
+	// nil when they are not.
+	ahead CurrentReader
 }
 
 // Option configures a Service.
@@ -113,6 +145,15 @@ func WithAuditor(a Auditor) Option { return func(s *Service) { s.auditors = appe
 
 // WithAuthorizer makes the service ask a before every write.
 func WithAuthorizer(a Authorizer) Option { return func(s *Service) { s.authorizer = a } }
+
+// WithPlanAhead makes the service plan each request's writes, and build
+// its search documents, before the write transaction, against the state
+// cr reads; in the transaction the plan is used when Tx.Current shows that
+// state unchanged, and the request is applied afresh otherwise. Where
+// write transactions run one at a time (SQLite), that moves most of a
+// request's work out of them. Requests that delete, or write timeseries
+// values, are not planned.
+func WithPlanAhead(cr CurrentReader) Option { return func(s *Service) { s.ahead = cr } }
 
 // WithClock replaces the clock, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
@@ -164,15 +205,110 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 			return Result{}, err
 		}
 	}
+	urns := requestURNs(prepared)
+	pl := s.plan(ctx, actor, now, urns, prepared)
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
-		// Room for the writes of the proposals and the default aspects
-		// of the new entities among them, without regrowing.
-		a := &applier{svc: s, tx: tx, actor: actor, now: now, total: len(props), pending: make([]catalog.AspectWrite, 0, 2*len(prepared))}
-		n, err := a.apply(ctx, prepared)
-		res.Written = n
+		cur, err := tx.Current(ctx, urns)
+		if err != nil {
+			return err
+		}
+		var a *applier
+		if pl != nil && sameCurrent(pl.cur, cur) {
+			a, pl = pl.a, nil
+			a.tx, a.planning = tx, false
+		} else {
+			if pl != nil {
+				pl.discard()
+				pl = nil
+			}
+			a = s.newApplier(tx, actor, now, len(props), len(prepared))
+			if err := a.run(ctx, urns, cur, prepared); err != nil {
+				return err
+			}
+		}
+		res.Written, err = a.write(ctx)
 		return err
 	})
+	if pl != nil {
+		pl.discard()
+	}
 	return res, err
+}
+
+// newApplier returns an applier for a request of n proposals.
+func (s *Service) newApplier(tx catalog.Tx, actor string, now int64, total, n int) *applier {
+	// Room for the writes of the proposals and the default aspects of the
+	// new entities among them, without regrowing.
+	return &applier{svc: s, tx: tx, actor: actor, now: now, total: total, pending: make([]catalog.AspectWrite, 0, 2*n)}
+}
+
+// plan is a request applied ahead of its transaction (WithPlanAhead).
+type plan struct {
+	a   *applier // planning: its writes are buffered, not sent
+	cur map[string]map[string]catalog.Current
+}
+
+func (pl *plan) discard() {
+	if pl.a.pre != nil {
+		pl.a.pre.Discard()
+		pl.a.pre = nil
+	}
+}
+
+// plan applies prepared to the state s.ahead reads, outside any
+// transaction, and starts building the search documents that result. It
+// returns nil when the request is not planned: planning is off, the
+// request deletes or writes timeseries values, or applying it failed
+// (the transaction then applies it afresh and reports the error).
+func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, prepared []*prepared) *plan {
+	if s.ahead == nil {
+		return nil
+	}
+	for _, p := range prepared {
+		if p.change == catalog.Delete || p.aspect.Timeseries {
+			return nil
+		}
+	}
+	cur, err := s.ahead.Current(ctx, urns)
+	if err != nil {
+		return nil
+	}
+	a := s.newApplier(nil, actor, now, len(prepared), len(prepared))
+	a.planning = true
+	if err := a.run(ctx, urns, cur, prepared); err != nil {
+		return nil
+	}
+	if a.sets, err = a.edgeSets(); err != nil {
+		return nil
+	}
+	a.planned = true
+	if pb, ok := s.indexer.(Prebuilder); ok {
+		if ents := a.dirtyEntities(); len(ents) > 0 {
+			a.pre = pb.Prebuild(ctx, s.store, ents)
+		}
+	}
+	return &plan{a: a, cur: cur}
+}
+
+// sameCurrent reports whether two readings of Tx.Current are equal.
+func sameCurrent(x, y map[string]map[string]catalog.Current) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for u, xa := range x {
+		ya, ok := y[u]
+		if !ok || len(xa) != len(ya) {
+			return false
+		}
+		for name, c := range xa {
+			d, ok := ya[name]
+			if !ok || c.MaxVersion != d.MaxVersion || c.Version != d.Version || c.Created != d.Created ||
+				!bytes.Equal(c.Value, d.Value) || !bytes.Equal(c.SystemMetadata, d.SystemMetadata) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // prepared is a proposal that passed every check that needs no stored state.

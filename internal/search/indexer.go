@@ -1,8 +1,10 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -194,7 +196,15 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 			return x.w.WriteDocuments(ctx, tx, docs, dels)
 		}, nil
 	}
-	c := newChunkedBuild(len(entities), func(lo, hi int) (part builtPart) {
+	c := x.chunked(p, entities, series)
+	go c.work()
+	return x.finisher(p, c, tx), nil
+}
+
+// chunked returns the build of entities' documents, to be shared by the
+// goroutines that call its work method.
+func (x *StoreIndexer) chunked(p DocPreparer, entities []ingest.Entity, series map[string][]catalog.TimeseriesValue) *chunkedBuild {
+	return newChunkedBuild(len(entities), func(lo, hi int) (part builtPart) {
 		defer func() {
 			// A panic here would end the process, not just the request.
 			if r := recover(); r != nil {
@@ -207,7 +217,10 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 		}
 		return part
 	})
-	go c.work()
+}
+
+// finisher returns the finish function of StartIndexing for build c.
+func (x *StoreIndexer) finisher(p DocPreparer, c *chunkedBuild, tx catalog.Tx) func(ctx context.Context, write bool) error {
 	return func(ctx context.Context, write bool) error {
 		if !write {
 			c.abandon()
@@ -224,7 +237,67 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 			dels = append(dels, part.dels...)
 		}
 		return p.WritePrepared(ctx, tx, p.JoinPrepared(docs), dels)
-	}, nil
+	}
+}
+
+// Prebuild implements ingest.Prebuilder: it starts building the documents
+// on another goroutine, with the timeseries values r holds.
+func (x *StoreIndexer) Prebuild(ctx context.Context, r catalog.Reader, entities []ingest.Entity) ingest.Prebuilt {
+	p, ok := x.w.(DocPreparer)
+	if !ok {
+		return nil
+	}
+	series, err := x.b.seriesOf(ctx, r, entities)
+	if err != nil {
+		return nil
+	}
+	c := x.chunked(p, entities, series)
+	go c.work()
+	return &prebuilt{x: x, p: p, entities: entities, series: series, c: c}
+}
+
+// prebuilt is documents StoreIndexer.Prebuild is building.
+type prebuilt struct {
+	x        *StoreIndexer
+	p        DocPreparer
+	entities []ingest.Entity
+	series   map[string][]catalog.TimeseriesValue
+	c        *chunkedBuild
+}
+
+// Start uses the documents when the entities' latest timeseries values,
+// which documents include, are the same in tx.
+func (b *prebuilt) Start(ctx context.Context, tx catalog.Tx) (func(ctx context.Context, write bool) error, error) {
+	series, err := b.x.b.seriesOf(ctx, tx, b.entities)
+	if err != nil {
+		b.c.abandon()
+		return nil, err
+	}
+	if !sameSeries(series, b.series) {
+		b.c.abandon()
+		return b.x.StartIndexing(ctx, tx, b.entities)
+	}
+	return b.x.finisher(b.p, b.c, tx), nil
+}
+
+func (b *prebuilt) Discard() { b.c.abandon() }
+
+// sameSeries reports whether two readings of seriesOf are equal.
+func sameSeries(x, y map[string][]catalog.TimeseriesValue) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for u, xs := range x {
+		ys, ok := y[u]
+		if !ok || !slices.EqualFunc(xs, ys, func(a, b catalog.TimeseriesValue) bool {
+			return a.URN == b.URN && a.Entity == b.Entity && a.Aspect == b.Aspect && a.TimestampMillis == b.TimestampMillis &&
+				a.Partition == b.Partition && a.MessageID == b.MessageID &&
+				bytes.Equal(a.Value, b.Value) && bytes.Equal(a.SystemMetadata, b.SystemMetadata)
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // buildChunk is how many entities a builder claims at a time: few, so

@@ -154,13 +154,26 @@ func TestIndexEntitiesMatchesReindex(t *testing.T) {
 	if _, err := os.Stat(samplesDir); err != nil {
 		t.Skip("no ../shared/datahub-samples")
 	}
-	ctx := context.Background()
 	db, eng := openEngine(t)
 	reg := registry.Default()
 	b := search.NewBuilder(reg)
 	chk := &checkingIndexer{t: t, b: b, idx: search.NewStoreIndexer(b, eng)}
 	svc := ingest.New(reg, db, ingest.WithIndexer(chk))
 
+	urns := ingestSamples(t, svc)
+	changeSamples(t, svc, urns)
+	if chk.checked < len(urns) {
+		t.Fatalf("checked %d documents for %d entities", chk.checked, len(urns))
+	}
+	t.Logf("%d entities, %d documents checked", len(urns), chk.checked)
+}
+
+// ingestSamples writes every record of the DataHub samples through svc and
+// returns the URNs written, in first-written order.
+func ingestSamples(t *testing.T, svc *ingest.Service) []string {
+	t.Helper()
+	ctx := context.Background()
+	reg := registry.Default()
 	var files []string
 	_ = filepath.Walk(samplesDir, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".json") {
@@ -210,9 +223,16 @@ func TestIndexEntitiesMatchesReindex(t *testing.T) {
 	if len(urns) < 50 {
 		t.Fatalf("only %d entities ingested from the samples", len(urns))
 	}
-	// Changes to existing entities: a PATCH adding a tag, an aspect delete,
-	// a soft delete, an entity delete and a rewrite in one batch, and
-	// unchanged rewrites.
+	return urns
+}
+
+// changeSamples changes entities ingestSamples wrote: a PATCH adding a
+// tag, an aspect delete, a soft delete, an entity delete and a rewrite in
+// one batch, and unchanged rewrites.
+func changeSamples(t *testing.T, svc *ingest.Service, urns []string) {
+	t.Helper()
+	ctx := context.Background()
+	reg := registry.Default()
 	var props []catalog.Proposal
 	for i, u := range urns {
 		cu, err := catalog.ParseURN(u)
@@ -250,10 +270,6 @@ func TestIndexEntitiesMatchesReindex(t *testing.T) {
 			props = nil
 		}
 	}
-	if chk.checked < len(urns) {
-		t.Fatalf("checked %d documents for %d entities", chk.checked, len(urns))
-	}
-	t.Logf("%d entities, %d documents checked", len(urns), chk.checked)
 }
 
 // TestStartIndexing checks the two steps of background indexing: documents

@@ -18,12 +18,10 @@ import (
 // a new entity, one would silently skip its history). On SQLite write
 // transactions are already serialised.
 func (tx *Tx) Current(ctx context.Context, urns []string) (map[string]map[string]catalog.Current, error) {
-	out := make(map[string]map[string]catalog.Current, len(urns))
 	if len(urns) == 0 {
-		return out, nil
+		return map[string]map[string]catalog.Current{}, nil
 	}
-	qs := tx.db.q
-	if qs.pg {
+	if tx.db.q.pg {
 		// OFFSET 0 fences the ordered subquery so the volatile lock calls run
 		// in hash order.
 		if _, err := tx.q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM
@@ -31,6 +29,23 @@ func (tx *Tx) Current(ctx context.Context, urns []string) (map[string]map[string
 			return nil, tx.db.fail(ctx, err, "lock %s", describeURNs(urns))
 		}
 	}
+	return tx.current(ctx, tx.q, urns)
+}
+
+// Current is Tx.Current outside a transaction, without locks: the state of
+// urns as one query sees it, which a writer must check again in its
+// transaction before relying on it.
+func (db *DB) Current(ctx context.Context, urns []string) (map[string]map[string]catalog.Current, error) {
+	if len(urns) == 0 {
+		return map[string]map[string]catalog.Current{}, nil
+	}
+	return db.current(ctx, db.reader.q, urns)
+}
+
+// current reads Current's rows through q.
+func (r reader) current(ctx context.Context, q querier, urns []string) (map[string]map[string]catalog.Current, error) {
+	out := make(map[string]map[string]catalog.Current, len(urns))
+	qs := r.db.q
 	query := `SELECT a.urn, a.aspect, a.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, m.maxversion
 FROM metadata_aspect_v2 AS a
 JOIN (SELECT urn, aspect, MAX(version) AS maxversion FROM metadata_aspect_v2 WHERE ` + qs.inList("urn") + ` GROUP BY urn, aspect) AS m
@@ -45,16 +60,16 @@ ON a.urn = m.urn AND a.aspect = m.aspect AND a.version = 0`
 FROM unnest($1::text[]) AS u(urn)
 CROSS JOIN LATERAL (SELECT * FROM metadata_aspect_v2 AS x WHERE x.urn = u.urn AND x.version = 0 OFFSET 0) AS a`
 	}
-	rows, err := tx.q.QueryContext(ctx, query, qs.listArg(urns))
+	rows, err := q.QueryContext(ctx, query, qs.listArg(urns))
 	if err != nil {
-		return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
+		return nil, r.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var c catalog.Current
 		var value, sys []byte
 		if err := rows.Scan(&c.URN, &c.Name, &c.Version, &value, &sys, &c.Created.Time, &c.Created.Actor, &c.MaxVersion); err != nil {
-			return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
+			return nil, r.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
 		}
 		c.Value, c.SystemMetadata = value, sys
 		m := out[c.URN]
@@ -65,7 +80,7 @@ CROSS JOIN LATERAL (SELECT * FROM metadata_aspect_v2 AS x WHERE x.urn = u.urn AN
 		m[c.Name] = c
 	}
 	if err := rows.Err(); err != nil {
-		return nil, tx.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
+		return nil, r.db.fail(ctx, err, "load current aspects of %s", describeURNs(urns))
 	}
 	return out, nil
 }

@@ -1,0 +1,206 @@
+package search_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
+	"github.com/catalogd/catalogd/internal/search"
+	"github.com/catalogd/catalogd/internal/store"
+)
+
+// countingPrebuilder counts how a StoreIndexer's prebuilt documents end:
+// written from the build (Start with the plan adopted) or dropped.
+type countingPrebuilder struct {
+	*search.StoreIndexer
+	started, discarded atomic.Int64
+}
+
+func (c *countingPrebuilder) Prebuild(ctx context.Context, r catalog.Reader, ents []ingest.Entity) ingest.Prebuilt {
+	p := c.StoreIndexer.Prebuild(ctx, r, ents)
+	if p == nil {
+		return nil
+	}
+	return countedPrebuilt{p, c}
+}
+
+type countedPrebuilt struct {
+	ingest.Prebuilt
+	c *countingPrebuilder
+}
+
+func (p countedPrebuilt) Start(ctx context.Context, tx catalog.Tx) (func(context.Context, bool) error, error) {
+	p.c.started.Add(1)
+	return p.Prebuilt.Start(ctx, tx)
+}
+
+func (p countedPrebuilt) Discard() {
+	p.c.discarded.Add(1)
+	p.Prebuilt.Discard()
+}
+
+// staleReader reads the state requests are planned against, and on every
+// other call pretends that nothing is stored, as if other writes had come
+// between the plan and its transaction.
+type staleReader struct {
+	db    *store.DB
+	calls atomic.Int64
+}
+
+func (s *staleReader) Current(ctx context.Context, urns []string) (map[string]map[string]catalog.Current, error) {
+	if s.calls.Add(1)%2 == 0 {
+		return map[string]map[string]catalog.Current{}, nil
+	}
+	return s.db.Current(ctx, urns)
+}
+
+// TestPlanAhead ingests and changes the DataHub samples three times: applied
+// in the write transaction, planned ahead against the stored state, and
+// planned against a state that is often stale. All three must leave the
+// same aspects, edges and search documents.
+func TestPlanAhead(t *testing.T) {
+	if _, err := os.Stat(samplesDir); err != nil {
+		t.Skip("no ../shared/datahub-samples")
+	}
+	reg := registry.Default()
+	clock := ingest.WithClock(func() time.Time { return time.UnixMilli(1_700_000_000_000) })
+	run := func(ahead func(db *store.DB) ingest.CurrentReader) (*store.DB, *countingPrebuilder) {
+		db, eng := openEngine(t)
+		idx := &countingPrebuilder{StoreIndexer: search.NewStoreIndexer(search.NewBuilder(reg), eng)}
+		opts := []ingest.Option{ingest.WithIndexer(idx), clock}
+		if ahead != nil {
+			opts = append(opts, ingest.WithPlanAhead(ahead(db)))
+		}
+		svc := ingest.New(reg, db, opts...)
+		changeSamples(t, svc, ingestSamples(t, svc))
+		return db, idx
+	}
+	inTx, _ := run(nil)
+	want := dumpStore(t, inTx)
+
+	planned, idx := run(func(db *store.DB) ingest.CurrentReader { return db })
+	if diff := cmp.Diff(want, dumpStore(t, planned)); diff != "" {
+		t.Errorf("planned ahead: store differs from applying in the transaction (-want +got):\n%s", diff)
+	}
+	if idx.started.Load() == 0 || idx.discarded.Load() != 0 {
+		t.Errorf("planned ahead against the stored state: %d plans' documents used, %d dropped; want all used", idx.started.Load(), idx.discarded.Load())
+	}
+
+	stale, idx := run(func(db *store.DB) ingest.CurrentReader { return &staleReader{db: db} })
+	if diff := cmp.Diff(want, dumpStore(t, stale)); diff != "" {
+		t.Errorf("planned against stale state: store differs from applying in the transaction (-want +got):\n%s", diff)
+	}
+	if idx.started.Load() == 0 || idx.discarded.Load() == 0 {
+		t.Errorf("planned against stale state: %d plans' documents used, %d dropped; want some of each", idx.started.Load(), idx.discarded.Load())
+	}
+}
+
+// dumpStore returns the rows of the aspect, edge and search tables, less
+// the search documents' ids, which depend on the order of writes.
+func dumpStore(t *testing.T, db *store.DB) map[string][]string {
+	t.Helper()
+	queries := map[string]string{
+		"aspects":  "SELECT urn, aspect, version, metadata, systemmetadata, createdon, createdby FROM metadata_aspect_v2 ORDER BY 1, 2, 3",
+		"edges":    "SELECT source_urn, relationship, destination_urn, source_aspect, created_on, created_actor, coalesce(properties, '') FROM edge ORDER BY 1, 2, 3, 4",
+		"docs":     "SELECT urn, entity, removed, long, fields, facets, acvals FROM search_doc ORDER BY urn",
+		"keywords": "SELECT d.urn, k.field, k.value, coalesce(k.lvalue, ''), coalesce(k.num, '') FROM search_kw k JOIN search_doc d ON d.id = k.doc ORDER BY 1, 2, 3",
+		"browse":   "SELECT d.urn, b.path FROM search_browse b JOIN search_doc d ON d.id = b.doc ORDER BY 1, 2",
+	}
+	out := map[string][]string{}
+	for name, q := range queries {
+		rows, err := db.Bun().QueryContext(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			parts := make([]string, len(vals))
+			for i, v := range vals {
+				parts[i] = fmt.Sprint(v.String)
+			}
+			out[name] = append(out[name], strings.Join(parts, " | "))
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(out[name]) == 0 {
+			t.Fatalf("%s: no rows", name)
+		}
+	}
+	return out
+}
+
+// TestPrebuiltSeriesChanged prebuilds a dataset's document, then writes a
+// profile of it: the transaction that uses the prebuilt document must build
+// it afresh, with the profile's row count.
+func TestPrebuiltSeriesChanged(t *testing.T) {
+	ctx := context.Background()
+	db, eng := openEngine(t)
+	reg := registry.Default()
+	idx := search.NewStoreIndexer(search.NewBuilder(reg), eng)
+	svc := ingest.New(reg, db, ingest.WithIndexer(idx))
+	const urn = "urn:li:dataset:(urn:li:dataPlatform:hive,profiled,PROD)"
+	write := func(aspect, value string) {
+		t.Helper()
+		if _, err := svc.Ingest(ctx, "", []catalog.Proposal{{EntityType: "dataset", EntityURN: urn, AspectName: aspect, Value: []byte(value)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rowCount := func() string {
+		t.Helper()
+		var v string
+		err := db.Bun().QueryRowContext(ctx, "SELECT k.value FROM search_kw k JOIN search_doc d ON d.id = k.doc WHERE d.urn = ? AND k.field = 'rowCount'", urn).Scan(&v)
+		if err != nil && err != sql.ErrNoRows {
+			t.Fatal(err)
+		}
+		return v
+	}
+	write("status", `{"removed":false}`)
+	latest, err := db.LatestAspects(ctx, []string{urn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent := ingest.Entity{URN: urn}
+	for _, a := range latest[urn] {
+		ent.Aspects = append(ent.Aspects, ingest.LatestAspect{Aspect: a})
+	}
+	pre := idx.Prebuild(ctx, db, []ingest.Entity{ent})
+	if pre == nil {
+		t.Fatal("the store's engine did not prebuild")
+	}
+	write("datasetProfile", `{"timestampMillis":1700000000000,"rowCount":42}`)
+	if got := rowCount(); got != "42" {
+		t.Fatalf("after the profile: rowCount %q, want 42", got)
+	}
+	err = db.Update(ctx, func(tx catalog.Tx) error {
+		finish, err := pre.Start(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return finish(ctx, true)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rowCount(); got != "42" {
+		t.Errorf("after the prebuilt document was written: rowCount %q, want 42 (built before the profile)", got)
+	}
+}
