@@ -9,6 +9,12 @@
 // fails the request with an Invalid error naming the proposal, the aspect and
 // the reason.
 //
+// With WithPlanAhead (SQLite, whose write transactions run one at a time) a
+// request is applied first against the state read outside any transaction,
+// and its search documents start building while it waits for the writer;
+// the transaction sends the planned writes only if it finds that state
+// unchanged, and applies the request afresh otherwise.
+//
 // The package also decodes the wire forms real DataHub clients and files use:
 // MetadataChangeProposals (aspect as a JSON string or as a JSON object) and
 // legacy MetadataChangeEvent snapshots (with or without pegasus2avro names).
