@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -167,5 +168,49 @@ func TestUnavailable(t *testing.T) {
 	_, err := store.Open(context.Background(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
 	if catalog.KindOf(err) != catalog.Unavailable {
 		t.Errorf("Open on a closed port: %v (kind %v), want Unavailable", err, catalog.KindOf(err))
+	}
+}
+
+// TestCurrentOutsideTx checks that DB.Current reads what Tx.Current reads,
+// history versions included.
+func TestCurrentOutsideTx(t *testing.T) {
+	ctx := context.Background()
+	for name, db := range map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres} {
+		t.Run(name, func(t *testing.T) {
+			if name == "postgres" && os.Getenv(postgresEnv) == "" {
+				t.Skip(postgresEnv + " is not set")
+			}
+			db := db(t)
+			urns := []string{"urn:li:dataset:a", "urn:li:dataset:b", "urn:li:dataset:absent"}
+			put := func(urn, name, value string, history int64, prev catalog.Aspect) catalog.Aspect {
+				a := catalog.Aspect{URN: urn, Name: name, Value: []byte(value), SystemMetadata: []byte(`{"runId":"r"}`), Created: catalog.AuditStamp{Time: 5, Actor: "urn:li:corpuser:x"}}
+				if err := db.Update(ctx, func(tx catalog.Tx) error {
+					return tx.PutAspects(ctx, []catalog.AspectWrite{{Aspect: a, History: history, Previous: prev}})
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+			first := put(urns[0], "status", `{"removed":false}`, 0, catalog.Aspect{})
+			put(urns[0], "status", `{"removed":true}`, 1, first)
+			put(urns[1], "ownership", `{"owners":[]}`, 0, catalog.Aspect{})
+			got, err := db.Current(ctx, urns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want map[string]map[string]catalog.Current
+			if err := db.Update(ctx, func(tx catalog.Tx) error {
+				want, err = tx.Current(ctx, urns)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("DB.Current = %+v\nTx.Current = %+v", got, want)
+			}
+			if c := got[urns[0]]["status"]; c.MaxVersion != 1 || string(c.Value) != `{"removed":true}` {
+				t.Errorf("status of %s = %+v, want the second value with history version 1", urns[0], c)
+			}
+		})
 	}
 }
