@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxTokenLen bounds the words the analyzer emits: longer runs (hashes,
@@ -26,7 +27,7 @@ func IndexTokens(s string) []string {
 		s = s[:maxTextLen]
 	}
 	var t tokenizer
-	eachWord(s, t.word)
+	t.scan(s)
 	return t.out
 }
 
@@ -43,7 +44,7 @@ func (z *Tokenizer) Tokens(s string) []string {
 		s = s[:maxTextLen]
 	}
 	z.t.out, z.t.mapped = z.t.out[:0], false
-	eachWord(s, z.t.word)
+	z.t.scan(s)
 	return z.t.out
 }
 
@@ -56,6 +57,7 @@ type tokenizer struct {
 	seen   map[string]struct{}
 	mapped bool    // seen holds out (otherwise it is unused, possibly stale)
 	parts  [16]int // part start offsets of the current word (ASCII)
+	arena  []byte  // lowerASCII's memory
 }
 
 func (t *tokenizer) add(tok string) {
@@ -89,25 +91,135 @@ func (t *tokenizer) add(tok string) {
 	t.out = append(t.out, tok)
 }
 
-func (t *tokenizer) word(w string) {
-	lw := strings.ToLower(w)
-	t.add(lw)
-	starts, ok := t.asciiParts(w)
-	if !ok {
-		// Not ASCII: case folding may change lengths, so parts are
-		// lowered one by one.
-		parts := splitParts(w)
-		if len(parts) < 2 {
-			return
+// Classes of the bytes of words, as scan records them for each word.
+const (
+	classLower    = 1 << iota // a-z
+	classUpper                // A-Z
+	classDigit                // 0-9
+	classNonASCII             // a letter or digit beyond ASCII
+)
+
+// asciiClass is the class of each ASCII byte, 0 for separators.
+var asciiClass = func() (c [utf8.RuneSelf]uint8) {
+	for b := range c {
+		switch {
+		case isLowerByte(byte(b)):
+			c[b] = classLower
+		case isUpperByte(byte(b)):
+			c[b] = classUpper
+		case isDigitByte(byte(b)):
+			c[b] = classDigit
 		}
-		for i, p := range parts {
-			t.add(strings.ToLower(p))
-			if i > 0 && i < len(parts)-1 {
-				t.add(strings.ToLower(strings.Join(parts[i:], "")))
+	}
+	return c
+}()
+
+// scan is eachWord(s, t.word), noting which classes of bytes each word
+// holds, so that the common words (ASCII, no capitals, or of one part) skip
+// the work that cannot change them.
+func (t *tokenizer) scan(s string) {
+	start := -1
+	var classes uint8
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if k := asciiClass[c]; k != 0 {
+				if start < 0 {
+					start, classes = i, 0
+				}
+				classes |= k
+			} else if start >= 0 {
+				t.classed(s[start:i], classes)
+				start = -1
 			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isWordRune(r) {
+			if start < 0 {
+				start, classes = i, 0
+			}
+			classes |= classNonASCII
+		} else if start >= 0 {
+			t.classed(s[start:i], classes)
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		t.classed(s[start:], classes)
+	}
+}
+
+// classed is word for a word of the given classes.
+func (t *tokenizer) classed(w string, classes uint8) {
+	if classes&classNonASCII != 0 {
+		t.word(w)
 		return
 	}
+	lw := w
+	if classes&classUpper != 0 {
+		lw = t.lowerASCII(w)
+	}
+	t.add(lw)
+	if classes&classUpper == 0 && classes != classDigit|classLower {
+		return // lower-case letters only, or digits only: one part
+	}
+	starts, ok := t.asciiParts(w)
+	if !ok {
+		t.addSplit(w) // more parts than asciiParts holds
+		return
+	}
+	t.addStarts(lw, starts)
+}
+
+// word adds the tokens of a word of any letters and digits.
+func (t *tokenizer) word(w string) {
+	t.add(strings.ToLower(w))
+	t.addSplit(w)
+}
+
+// addSplit adds the parts of w and the runs of parts to its end, each
+// lowered on its own: beyond ASCII, case folding may change lengths.
+func (t *tokenizer) addSplit(w string) {
+	parts := splitParts(w)
+	if len(parts) < 2 {
+		return
+	}
+	for i, p := range parts {
+		t.add(strings.ToLower(p))
+		if i > 0 && i < len(parts)-1 {
+			t.add(strings.ToLower(strings.Join(parts[i:], "")))
+		}
+	}
+}
+
+// lowerASCII returns the ASCII word w lower-cased, in t's arena: the
+// arena's bytes are never written again once a token holds them (a full
+// arena is replaced, not reused), so tokens stay valid for as long as
+// anything holds them, and a document's capitalised words cost one
+// allocation per few kilobytes instead of one each.
+func (t *tokenizer) lowerASCII(w string) string {
+	if cap(t.arena)-len(t.arena) < len(w) {
+		t.arena = make([]byte, 0, max(arenaSize, len(w)))
+	}
+	start := len(t.arena)
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if isUpperByte(c) {
+			c += 'a' - 'A'
+		}
+		t.arena = append(t.arena, c)
+	}
+	return unsafe.String(&t.arena[start], len(w))
+}
+
+// arenaSize is the size of a tokenizer's arena.
+const arenaSize = 4 << 10
+
+// addStarts adds the parts of lw that start at starts, and each run of
+// parts to the end of lw.
+func (t *tokenizer) addStarts(lw string, starts []int) {
 	if len(starts) < 2 {
 		return
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,4 +122,26 @@ func FuzzIndexTokens(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkTokens analyses the text values of a dataset's search document:
+// a description, column names and their descriptions, and URNs.
+func BenchmarkTokens(b *testing.B) {
+	values := []string{
+		"All product events, one row per event, partitioned by day. Used by the growth and product analytics teams for funnels and retention.",
+		"urn:li:dataset:(urn:li:dataPlatform:bigquery,analytics.schema_16.table_1300,PROD)",
+		"analytics.schema_16.table_1300",
+		"table_1300",
+	}
+	for i := range 20 {
+		values = append(values, fmt.Sprintf("column_%d", i), fmt.Sprintf("userSessionId%d", i),
+			fmt.Sprintf("Column %d of table 1300, holding StringType values", i))
+	}
+	var tz Tokenizer
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, v := range values {
+			tz.Tokens(v)
+		}
+	}
 }
