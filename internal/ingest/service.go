@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -131,6 +132,12 @@ type Service struct {
 	// ahead reads the state requests are planned against (WithPlanAhead);
 	// nil when they are not.
 	ahead CurrentReader
+	// inflight counts, for each URN, the requests that write it and have
+	// not finished; a request that shares a URN with one of them is not
+	// planned, since that one would most likely change the URN's state
+	// before this one's transaction and the plan be wasted.
+	inflightMu sync.Mutex
+	inflight   map[string]int
 }
 
 // Option configures a Service.
@@ -206,7 +213,13 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 		}
 	}
 	urns := requestURNs(prepared)
-	pl := s.plan(ctx, actor, now, urns, prepared)
+	var pl *plan
+	if s.ahead != nil {
+		if s.enter(urns) {
+			pl = s.plan(ctx, actor, now, urns, prepared)
+		}
+		defer s.leave(urns)
+	}
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
 		cur, err := tx.Current(ctx, urns)
 		if err != nil {
@@ -240,6 +253,35 @@ func (s *Service) newApplier(tx catalog.Tx, actor string, now int64, total, n in
 	// Room for the writes of the proposals and the default aspects of the
 	// new entities among them, without regrowing.
 	return &applier{svc: s, tx: tx, actor: actor, now: now, total: total, pending: make([]catalog.AspectWrite, 0, 2*n)}
+}
+
+// enter records a request writing urns as in flight, reporting whether no
+// other request in flight writes any of them.
+func (s *Service) enter(urns []string) (alone bool) {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	if s.inflight == nil {
+		s.inflight = make(map[string]int)
+	}
+	alone = true
+	for _, u := range urns {
+		if s.inflight[u] > 0 {
+			alone = false
+		}
+		s.inflight[u]++
+	}
+	return alone
+}
+
+// leave ends what enter recorded.
+func (s *Service) leave(urns []string) {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	for _, u := range urns {
+		if s.inflight[u]--; s.inflight[u] <= 0 {
+			delete(s.inflight, u)
+		}
+	}
 }
 
 // plan is a request applied ahead of its transaction (WithPlanAhead).
