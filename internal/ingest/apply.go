@@ -38,10 +38,11 @@ type applier struct {
 	// sending it, to be sent once the plan is adopted.
 	planning bool
 	rounds   [][]catalog.AspectWrite
-	// planned says that sets holds the edge sets to write, computed by the
-	// plan.
-	planned bool
-	sets    []catalog.EdgeSet
+	// planned says that the first plannedN URNs of order are a plan's,
+	// whose edge sets are sets.
+	planned  bool
+	plannedN int
+	sets     []catalog.EdgeSet
 	// pre is the plan's documents being built ahead of the transaction.
 	pre Prebuilt
 }
@@ -78,12 +79,18 @@ func requestURNs(ps []*prepared) []string {
 	return urns
 }
 
-// run applies ps to the stored state cur of urns (as Tx.Current returns
-// it), buffering the writes, and adds the default aspects of new entities.
-// Only deletes write to the transaction at once; a planning applier has
-// none.
+// run applies ps, proposals for urns, to the stored state cur of urns (as
+// Tx.Current returns it), buffering the writes, and adds the default
+// aspects of the entities it writes first. Only deletes write to the
+// transaction at once; a planning applier has none. A plan runs it a
+// second time, in the transaction, for the proposals it left out, which
+// are for other URNs.
 func (a *applier) run(ctx context.Context, urns []string, cur map[string]map[string]catalog.Current, ps []*prepared) error {
-	a.state = make(map[string]map[string]*slot, len(urns))
+	if a.state == nil {
+		a.state = make(map[string]map[string]*slot, len(urns))
+		a.inRound = make(map[[2]string]bool)
+		a.touched = make(map[string]*touch)
+	}
 	for _, u := range urns {
 		m := make(map[string]*slot)
 		for name, c := range cur[u] {
@@ -91,15 +98,13 @@ func (a *applier) run(ctx context.Context, urns []string, cur map[string]map[str
 		}
 		a.state[u] = m
 	}
-	a.inRound = make(map[[2]string]bool)
-	a.touched = make(map[string]*touch)
-
+	from := len(a.order)
 	for _, p := range ps {
 		if err := a.one(ctx, p); err != nil {
 			return proposalError(p.index, a.total, p.src, err)
 		}
 	}
-	for _, u := range a.order {
+	for _, u := range a.order[from:] {
 		t := a.touched[u]
 		if t.wrote && !t.deleted {
 			if err := a.defaults(ctx, u, t); err != nil {
@@ -178,11 +183,11 @@ func (a *applier) write(ctx context.Context) (int, error) {
 	return a.written, nil
 }
 
-// dirtyEntities returns the state of the entities whose search documents
-// the request changes.
-func (a *applier) dirtyEntities() []Entity {
+// dirtyEntities returns the state of the entities of urns whose search
+// documents the request changes.
+func (a *applier) dirtyEntities(urns []string) []Entity {
 	var ents []Entity
-	for _, u := range a.order {
+	for _, u := range urns {
 		if !a.touched[u].dirty {
 			continue
 		}
@@ -203,17 +208,35 @@ func (a *applier) dirtyEntities() []Entity {
 // index starts updating the search documents of the entities whose state
 // changed; finish completes it (see BackgroundIndexer).
 func (a *applier) index(ctx context.Context) (finish func(ctx context.Context, write bool) error, err error) {
-	if pre := a.pre; pre != nil {
-		a.pre = nil
-		return pre.Start(ctx, a.tx)
+	pre := a.pre
+	if pre == nil {
+		return a.indexEntities(ctx, a.dirtyEntities(a.order))
 	}
+	// The plan's documents, and those of the entities it left out.
+	a.pre = nil
+	planned, err := pre.Start(ctx, a.tx)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := a.indexEntities(ctx, a.dirtyEntities(a.order[a.plannedN:]))
+	if err != nil {
+		_ = planned(ctx, false)
+		return nil, err
+	}
+	return func(ctx context.Context, write bool) error {
+		if err := planned(ctx, write); err != nil {
+			_ = rest(ctx, false)
+			return err
+		}
+		return rest(ctx, write)
+	}, nil
+}
+
+// indexEntities starts updating the search documents of ents.
+func (a *applier) indexEntities(ctx context.Context, ents []Entity) (finish func(ctx context.Context, write bool) error, err error) {
 	done := func(context.Context, bool) error { return nil }
 	idx := a.svc.indexer
-	if idx == nil {
-		return done, nil
-	}
-	ents := a.dirtyEntities()
-	if len(ents) == 0 {
+	if idx == nil || len(ents) == 0 {
 		return done, nil
 	}
 	ei, ok := idx.(EntityIndexer)
@@ -554,23 +577,26 @@ func defaultBrowsePath(ent *catalog.EntitySpec, key map[string]any) string {
 
 // edges rewrites the graph edges of every aspect whose latest value changed.
 func (a *applier) edges(ctx context.Context) error {
-	sets := a.sets
-	if !a.planned {
-		var err error
-		if sets, err = a.edgeSets(); err != nil {
-			return err
-		}
+	sets, rest := a.sets, a.order
+	if a.planned {
+		rest = a.order[a.plannedN:]
 	}
+	more, err := a.edgeSets(rest)
+	if err != nil {
+		return err
+	}
+	sets = append(sets, more...)
 	if len(sets) == 0 {
 		return nil
 	}
 	return a.tx.ReplaceEdges(ctx, sets)
 }
 
-// edgeSets derives the edges of every aspect whose latest value changed.
-func (a *applier) edgeSets() ([]catalog.EdgeSet, error) {
+// edgeSets derives the edges of every aspect of urns whose latest value
+// changed.
+func (a *applier) edgeSets(urns []string) ([]catalog.EdgeSet, error) {
 	var sets []catalog.EdgeSet
-	for _, urn := range a.order {
+	for _, urn := range urns {
 		t := a.touched[urn]
 		names := make([]string, 0, len(t.changed))
 		for n := range t.changed {

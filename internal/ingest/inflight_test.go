@@ -1,31 +1,36 @@
 package ingest
 
-import "testing"
+import (
+	"maps"
+	"slices"
+	"testing"
+)
 
-// TestInflight checks that a request is planned only when no request in
-// flight writes any of its URNs.
+// TestInflight checks which URNs of a request other requests in flight
+// write.
 func TestInflight(t *testing.T) {
 	var s Service
 	steps := []struct {
 		enter, leave []string
-		alone        bool
+		busy         []string
 	}{
-		{enter: []string{"a", "b"}, alone: true},
-		{enter: []string{"b", "c"}, alone: false}, // b is in flight
-		{enter: []string{"d"}, alone: true},
+		{enter: []string{"a", "b"}},
+		{enter: []string{"b", "c"}, busy: []string{"b"}},
+		{enter: []string{"d"}},
 		{leave: []string{"a", "b"}},
-		{enter: []string{"b"}, alone: false}, // the second request still writes b
+		{enter: []string{"b", "a"}, busy: []string{"b"}}, // the second request still writes b
 		{leave: []string{"b", "c"}},
-		{leave: []string{"b"}},
-		{enter: []string{"a", "b", "c"}, alone: true},
+		{leave: []string{"b", "a"}},
+		{enter: []string{"a", "b", "c"}},
 	}
 	for i, st := range steps {
 		if st.leave != nil {
 			s.leave(st.leave)
 			continue
 		}
-		if got := s.enter(st.enter); got != st.alone {
-			t.Errorf("step %d: enter(%v) = %v, want %v", i, st.enter, got, st.alone)
+		got := slices.Sorted(maps.Keys(s.enter(st.enter)))
+		if !slices.Equal(got, st.busy) {
+			t.Errorf("step %d: enter(%v) = %v busy, want %v", i, st.enter, got, st.busy)
 		}
 	}
 	s.leave([]string{"d"})

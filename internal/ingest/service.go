@@ -215,9 +215,7 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 	urns := requestURNs(prepared)
 	var pl *plan
 	if s.ahead != nil {
-		if s.enter(urns) {
-			pl = s.plan(ctx, actor, now, urns, prepared)
-		}
+		pl = s.plan(ctx, actor, now, urns, s.enter(urns), prepared)
 		defer s.leave(urns)
 	}
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
@@ -226,9 +224,19 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 			return err
 		}
 		var a *applier
-		if pl != nil && sameCurrent(pl.cur, cur) {
-			a, pl = pl.a, nil
+		if pl != nil && sameCurrent(pl.cur, pl.current(cur)) {
+			a = pl.a
 			a.tx, a.planning = tx, false
+			rest, restURNs := pl.rest, pl.restURNs
+			pl = nil // adopted: a writes or drops its documents
+			// The proposals the plan left out, applied now.
+			if err := a.run(ctx, restURNs, cur, rest); err != nil {
+				if a.pre != nil {
+					a.pre.Discard()
+					a.pre = nil
+				}
+				return err
+			}
 		} else {
 			if pl != nil {
 				pl.discard()
@@ -255,22 +263,24 @@ func (s *Service) newApplier(tx catalog.Tx, actor string, now int64, total, n in
 	return &applier{svc: s, tx: tx, actor: actor, now: now, total: total, pending: make([]catalog.AspectWrite, 0, 2*n)}
 }
 
-// enter records a request writing urns as in flight, reporting whether no
-// other request in flight writes any of them.
-func (s *Service) enter(urns []string) (alone bool) {
+// enter records a request writing urns as in flight, and returns those of
+// urns that other requests in flight write.
+func (s *Service) enter(urns []string) (busy map[string]bool) {
 	s.inflightMu.Lock()
 	defer s.inflightMu.Unlock()
 	if s.inflight == nil {
 		s.inflight = make(map[string]int)
 	}
-	alone = true
 	for _, u := range urns {
 		if s.inflight[u] > 0 {
-			alone = false
+			if busy == nil {
+				busy = make(map[string]bool)
+			}
+			busy[u] = true
 		}
 		s.inflight[u]++
 	}
-	return alone
+	return busy
 }
 
 // leave ends what enter recorded.
@@ -284,10 +294,15 @@ func (s *Service) leave(urns []string) {
 	}
 }
 
-// plan is a request applied ahead of its transaction (WithPlanAhead).
+// plan is a request applied ahead of its transaction (WithPlanAhead), but
+// for the proposals of URNs that other requests in flight write.
 type plan struct {
-	a   *applier // planning: its writes are buffered, not sent
-	cur map[string]map[string]catalog.Current
+	a    *applier // planning: its writes are buffered, not sent
+	urns []string // the URNs planned
+	cur  map[string]map[string]catalog.Current
+	// rest are the proposals left out, for restURNs, in request order.
+	rest     []*prepared
+	restURNs []string
 }
 
 func (pl *plan) discard() {
@@ -298,11 +313,14 @@ func (pl *plan) discard() {
 }
 
 // plan applies prepared to the state s.ahead reads, outside any
-// transaction, and starts building the search documents that result. It
-// returns nil when the request is not planned: planning is off, the
-// request deletes or writes timeseries values, or applying it failed
-// (the transaction then applies it afresh and reports the error).
-func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, prepared []*prepared) *plan {
+// transaction, and starts building the search documents that result,
+// leaving out the proposals for the URNs in busy, which requests in flight
+// also write: their commits would most likely change those URNs' state
+// before this request's transaction, and the plan be wasted. It returns
+// nil when the request is not planned: planning is off, the request
+// deletes or writes timeseries values, every URN is busy, or applying it
+// failed (the transaction then applies it afresh and reports the error).
+func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, busy map[string]bool, prepared []*prepared) *plan {
 	if s.ahead == nil {
 		return nil
 	}
@@ -311,25 +329,64 @@ func (s *Service) plan(ctx context.Context, actor string, now int64, urns []stri
 			return nil
 		}
 	}
-	cur, err := s.ahead.Current(ctx, urns)
-	if err != nil {
+	pl := &plan{urns: urns}
+	ps := prepared
+	if len(busy) > 0 {
+		pl.urns, pl.restURNs = nil, nil
+		for _, u := range urns {
+			if busy[u] {
+				pl.restURNs = append(pl.restURNs, u)
+			} else {
+				pl.urns = append(pl.urns, u)
+			}
+		}
+		if len(pl.urns) == 0 {
+			return nil
+		}
+		ps = nil
+		for _, p := range prepared {
+			if busy[p.urn] {
+				pl.rest = append(pl.rest, p)
+			} else {
+				ps = append(ps, p)
+			}
+		}
+	}
+	var err error
+	if pl.cur, err = s.ahead.Current(ctx, pl.urns); err != nil {
 		return nil
 	}
 	a := s.newApplier(nil, actor, now, len(prepared), len(prepared))
 	a.planning = true
-	if err := a.run(ctx, urns, cur, prepared); err != nil {
+	if err := a.run(ctx, pl.urns, pl.cur, ps); err != nil {
 		return nil
 	}
-	if a.sets, err = a.edgeSets(); err != nil {
+	if a.sets, err = a.edgeSets(a.order); err != nil {
 		return nil
 	}
-	a.planned = true
+	a.planned, a.plannedN = true, len(a.order)
 	if pb, ok := s.indexer.(Prebuilder); ok {
-		if ents := a.dirtyEntities(); len(ents) > 0 {
+		if ents := a.dirtyEntities(a.order); len(ents) > 0 {
 			a.pre = pb.Prebuild(ctx, s.store, ents)
 		}
 	}
-	return &plan{a: a, cur: cur}
+	pl.a = a
+	return pl
+}
+
+// current returns the entries of cur, read in the transaction, for the
+// URNs pl planned.
+func (pl *plan) current(cur map[string]map[string]catalog.Current) map[string]map[string]catalog.Current {
+	if len(pl.restURNs) == 0 {
+		return cur
+	}
+	out := make(map[string]map[string]catalog.Current, len(pl.urns))
+	for _, u := range pl.urns {
+		if c, ok := cur[u]; ok {
+			out[u] = c
+		}
+	}
+	return out
 }
 
 // sameCurrent reports whether two readings of Tx.Current are equal.

@@ -24,9 +24,18 @@ import (
 type countingPrebuilder struct {
 	*search.StoreIndexer
 	started, discarded atomic.Int64
+	// prebuilt, when set, receives the URNs of each Prebuild call.
+	prebuilt chan []string
 }
 
 func (c *countingPrebuilder) Prebuild(ctx context.Context, r catalog.Reader, ents []ingest.Entity) ingest.Prebuilt {
+	if c.prebuilt != nil {
+		urns := make([]string, len(ents))
+		for i, e := range ents {
+			urns[i] = e.URN
+		}
+		c.prebuilt <- urns
+	}
 	p := c.StoreIndexer.Prebuild(ctx, r, ents)
 	if p == nil {
 		return nil
@@ -202,5 +211,75 @@ func TestPrebuiltSeriesChanged(t *testing.T) {
 	}
 	if got := rowCount(); got != "42" {
 		t.Errorf("after the prebuilt document was written: rowCount %q, want 42 (built before the profile)", got)
+	}
+}
+
+// TestPlanLeavesOutURNsInFlight sends a request for an entity while another
+// request for it waits for the writer: the second request's plan leaves
+// that entity out, applies it in the transaction, and the store ends as
+// when the two are applied one after the other.
+func TestPlanLeavesOutURNsInFlight(t *testing.T) {
+	ctx := context.Background()
+	reg := registry.Default()
+	const x, y = "urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)", "urn:li:dataset:(urn:li:dataPlatform:hive,y,PROD)"
+	first := []catalog.Proposal{{EntityType: "dataset", EntityURN: x, AspectName: "status", Value: []byte(`{"removed":false}`)}}
+	second := []catalog.Proposal{
+		{EntityType: "dataset", EntityURN: y, AspectName: "globalTags", Value: []byte(`{"tags":[{"tag":"urn:li:tag:t"}]}`)},
+		{EntityType: "dataset", EntityURN: x, AspectName: "ownership", Value: []byte(`{"owners":[{"owner":"urn:li:corpuser:o","type":"DATAOWNER"}]}`)},
+	}
+	clock := ingest.WithClock(func() time.Time { return time.UnixMilli(1_700_000_000_000) })
+
+	seqDB, seqEng := openEngine(t)
+	seq := ingest.New(reg, seqDB, ingest.WithIndexer(search.NewStoreIndexer(search.NewBuilder(reg), seqEng)), clock)
+	for _, req := range [][]catalog.Proposal{first, second} {
+		if _, err := seq.Ingest(ctx, "", req); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	db, eng := openEngine(t)
+	idx := &countingPrebuilder{StoreIndexer: search.NewStoreIndexer(search.NewBuilder(reg), eng), prebuilt: make(chan []string, 2)}
+	svc := ingest.New(reg, db, ingest.WithIndexer(idx), ingest.WithPlanAhead(db), clock)
+	// The writer is held until both requests are planned.
+	hold, holding := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- db.Update(ctx, func(catalog.Tx) error {
+			close(holding)
+			<-hold
+			return nil
+		})
+	}()
+	<-holding
+	errs := make(chan error, 2)
+	go func() { _, err := svc.Ingest(ctx, "", first); errs <- err }()
+	if got := <-idx.prebuilt; len(got) != 1 || got[0] != x {
+		t.Fatalf("first request prebuilt %v, want [%s]", got, x)
+	}
+	go func() { _, err := svc.Ingest(ctx, "", second); errs <- err }()
+	if got := <-idx.prebuilt; len(got) != 1 || got[0] != y {
+		t.Fatalf("second request prebuilt %v, want [%s]: %s is in flight", got, y, x)
+	}
+	close(hold)
+	for range 3 {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case err := <-held:
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if diff := cmp.Diff(dumpStore(t, seqDB), dumpStore(t, db)); diff != "" {
+		t.Errorf("store differs from the requests applied one after the other (-want +got):\n%s", diff)
+	}
+	// The second plan holds y only, which the first request does not
+	// write: it is used whichever request gets the writer first. The first
+	// plan is dropped when the second request commits first.
+	if used, dropped := idx.started.Load(), idx.discarded.Load(); used < 1 || used+dropped != 2 {
+		t.Errorf("%d plans' documents used, %d dropped; want at least the second used, and each plan used or dropped", used, dropped)
 	}
 }
