@@ -35,11 +35,15 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first 30 s of ingest to this file")
 	order := fs.String("order", "connector", "order of the generated datasets: connector (table after table of a schema, schema after schema) or interleaved (consecutive datasets in different platforms and schemas)")
+	cut := fs.String("cut", "entity", "where batches end: entity (after the last aspect of a dataset, once a batch holds 200 aspects) or count (every 200 aspects, across datasets, as DataHub's REST emitter cuts them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *order != "connector" && *order != "interleaved" {
 		return fmt.Errorf("bench: --order %q: want connector or interleaved", *order)
+	}
+	if *cut != "entity" && *cut != "count" {
+		return fmt.Errorf("bench: --cut %q: want entity or count", *cut)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -86,17 +90,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	batches := make(chan [][]byte, *workers)
 	go func() {
 		defer close(batches)
-		var batch [][]byte
-		for i := 0; i < *datasets; i++ {
-			batch = append(batch, gen.proposalsJSON(i)...)
-			if len(batch) >= ingestBatch {
-				batches <- batch
-				batch = nil
-			}
-		}
-		if len(batch) > 0 {
-			batches <- batch
-		}
+		cutBatches(gen, *datasets, *cut == "count", batches)
 	}()
 	var aspects atomic.Int64
 	var wg sync.WaitGroup
@@ -132,8 +126,8 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d, %d clients, %s order)\n",
-		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *workers, *order)
+	fmt.Fprintf(stdout, "ingestProposalBatch: %d datasets, %d aspects in %s = %.0f aspects/s (batches of %d cut by %s, %d clients, %s order)\n",
+		*datasets, aspects.Load(), elapsed.Round(time.Millisecond), float64(aspects.Load())/elapsed.Seconds(), ingestBatch, *cut, *workers, *order)
 	if cpu := srv.cpu() - cpu0; cpu > 0 {
 		// CPU time varies less than throughput on a shared machine,
 		// whose other tenants take turns on the cores.
@@ -531,6 +525,29 @@ func (g catalogGenerator) proposalsJSON(i int) [][]byte {
 func appendJSONString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s)
 	return append(b, q...)
+}
+
+// cutBatches sends the proposals of n generated datasets to out in batches
+// of ingestBatch proposals: exactly that many when byCount is set (a batch
+// may then end inside a dataset, as DataHub's REST emitter cuts them), and
+// otherwise at the end of the first dataset that fills one.
+func cutBatches(gen catalogGenerator, n int, byCount bool, out chan<- [][]byte) {
+	var batch [][]byte
+	for i := 0; i < n; i++ {
+		batch = append(batch, gen.proposalsJSON(i)...)
+		for len(batch) >= ingestBatch {
+			if !byCount {
+				out <- batch
+				batch = nil
+				break
+			}
+			out <- batch[:ingestBatch:ingestBatch]
+			batch = append([][]byte(nil), batch[ingestBatch:]...)
+		}
+	}
+	if len(batch) > 0 {
+		out <- batch
+	}
 }
 
 // batchBody is the ingestProposalBatch body of proposals encoded by

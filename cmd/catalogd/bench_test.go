@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -153,6 +154,58 @@ func TestGeneratorOrder(t *testing.T) {
 			if !interleaved && (len(seen) != len(benchPlatforms)*benchSchemas || changes != len(seen)-1) {
 				t.Errorf("n=%d connector: %d places and %d changes, want %d places, each entered once", n, len(seen), changes, len(benchPlatforms)*benchSchemas)
 			}
+		}
+	}
+}
+
+// TestCutBatches checks both ways of cutting the generated proposals into
+// batches: every proposal is sent once, in order; cut by entity, a batch
+// ends with a dataset's last proposal; cut by count, every batch but the
+// last holds exactly ingestBatch.
+func TestCutBatches(t *testing.T) {
+	gen := catalogGenerator{n: 500}
+	var all [][]byte
+	var ends []int // index in all after each dataset's last proposal
+	for i := range gen.n {
+		all = append(all, gen.proposalsJSON(i)...)
+		ends = append(ends, len(all))
+	}
+	for _, byCount := range []bool{false, true} {
+		out := make(chan [][]byte)
+		go func() {
+			cutBatches(gen, gen.n, byCount, out)
+			close(out)
+		}()
+		var got [][]byte
+		var batches [][][]byte
+		for b := range out {
+			batches = append(batches, b)
+			got = append(got, b...)
+		}
+		if len(got) != len(all) {
+			t.Fatalf("byCount=%v: %d proposals sent, want %d", byCount, len(got), len(all))
+		}
+		for i := range all {
+			if string(got[i]) != string(all[i]) {
+				t.Fatalf("byCount=%v: proposal %d out of order", byCount, i)
+			}
+		}
+		sent, splits := 0, 0
+		for k, b := range batches {
+			sent += len(b)
+			last := k == len(batches)-1
+			switch {
+			case byCount && !last && len(b) != ingestBatch:
+				t.Errorf("cut by count: batch %d holds %d proposals", k, len(b))
+			case !byCount && (len(b) < ingestBatch && !last || !slices.Contains(ends, sent)):
+				t.Errorf("cut by entity: batch %d of %d proposals ends at %d, not after a dataset", k, len(b), sent)
+			}
+			if !slices.Contains(ends, sent) {
+				splits++
+			}
+		}
+		if byCount && splits == 0 {
+			t.Errorf("cut by count: no batch ends inside a dataset")
 		}
 	}
 }
