@@ -81,10 +81,11 @@ func requestURNs(ps []*prepared) []string {
 
 // run applies ps, proposals for urns, to the stored state cur of urns (as
 // Tx.Current returns it), buffering the writes, and adds the default
-// aspects of the entities it writes first. Only deletes write to the
-// transaction at once; a planning applier has none. A plan runs it a
-// second time, in the transaction, for the proposals it left out, which
-// are for other URNs.
+// aspects of the entities it writes first. It writes to the transaction
+// only where earlier writes must land first: before a DELETE, and before a
+// second write of one aspect (which a planning applier keeps as a round;
+// it has no deletes). A plan runs it a second time, in the transaction,
+// for the proposals it left out, which are for other URNs.
 func (a *applier) run(ctx context.Context, urns []string, cur map[string]map[string]catalog.Current, ps []*prepared) error {
 	if a.state == nil {
 		a.state = make(map[string]map[string]*slot, len(urns))

@@ -225,16 +225,13 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 		}
 		var a *applier
 		if pl != nil && sameCurrent(pl.cur, pl.current(cur)) {
-			a = pl.a
+			adopted := pl
+			pl = nil // from here on a writes or drops its documents
+			a = adopted.a
 			a.tx, a.planning = tx, false
-			rest, restURNs := pl.rest, pl.restURNs
-			pl = nil // adopted: a writes or drops its documents
 			// The proposals the plan left out, applied now.
-			if err := a.run(ctx, restURNs, cur, rest); err != nil {
-				if a.pre != nil {
-					a.pre.Discard()
-					a.pre = nil
-				}
+			if err := a.run(ctx, adopted.restURNs, cur, adopted.rest); err != nil {
+				adopted.discard()
 				return err
 			}
 		} else {
@@ -332,7 +329,7 @@ func (s *Service) plan(ctx context.Context, actor string, now int64, urns []stri
 	pl := &plan{urns: urns}
 	ps := prepared
 	if len(busy) > 0 {
-		pl.urns, pl.restURNs = nil, nil
+		pl.urns = nil
 		for _, u := range urns {
 			if busy[u] {
 				pl.restURNs = append(pl.restURNs, u)
