@@ -121,25 +121,20 @@ func (t *tokenizer) scan(s string) {
 	start := -1
 	var classes uint8
 	for i := 0; i < len(s); {
+		k, size := uint8(0), 1
 		if c := s[i]; c < utf8.RuneSelf {
-			if k := asciiClass[c]; k != 0 {
-				if start < 0 {
-					start, classes = i, 0
-				}
-				classes |= k
-			} else if start >= 0 {
-				t.classed(s[start:i], classes)
-				start = -1
+			k = asciiClass[c]
+		} else {
+			var r rune
+			if r, size = utf8.DecodeRuneInString(s[i:]); isWordRune(r) {
+				k = classNonASCII
 			}
-			i++
-			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if isWordRune(r) {
+		if k != 0 {
 			if start < 0 {
 				start, classes = i, 0
 			}
-			classes |= classNonASCII
+			classes |= k
 		} else if start >= 0 {
 			t.classed(s[start:i], classes)
 			start = -1
