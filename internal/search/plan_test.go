@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -281,5 +282,88 @@ func TestPlanLeavesOutURNsInFlight(t *testing.T) {
 	// plan is dropped when the second request commits first.
 	if used, dropped := idx.started.Load(), idx.discarded.Load(); used < 1 || used+dropped != 2 {
 		t.Errorf("%d plans' documents used, %d dropped; want at least the second used, and each plan used or dropped", used, dropped)
+	}
+}
+
+// TestPlanAheadConcurrent sends requests that share entities all at once,
+// each (entity, aspect) written by one request only, so that any order of
+// commits leaves the same store: planned ahead, with plans used, partial
+// and dropped as the requests race, it must be the store the requests
+// leave applied one by one.
+func TestPlanAheadConcurrent(t *testing.T) {
+	ctx := context.Background()
+	reg := registry.Default()
+	clock := ingest.WithClock(func() time.Time { return time.UnixMilli(1_700_000_000_000) })
+	values := map[string]func(i int) string{
+		"status": func(i int) string { return fmt.Sprintf(`{"removed":%v}`, i%3 == 0) },
+		"ownership": func(i int) string {
+			return fmt.Sprintf(`{"owners":[{"owner":"urn:li:corpuser:u%d","type":"DATAOWNER"}]}`, i%4)
+		},
+		"globalTags":        func(i int) string { return fmt.Sprintf(`{"tags":[{"tag":"urn:li:tag:t%d"}]}`, i%5) },
+		"datasetProperties": func(i int) string { return fmt.Sprintf(`{"name":"table %d","description":"Rows of table %d"}`, i, i) },
+		"upstreamLineage": func(i int) string {
+			return fmt.Sprintf(`{"upstreams":[{"dataset":"urn:li:dataset:(urn:li:dataPlatform:hive,t%d,PROD)","type":"TRANSFORMED"}]}`, (i+1)%12)
+		},
+	}
+	var aspects []string
+	for a := range values {
+		aspects = append(aspects, a)
+	}
+	slices.Sort(aspects)
+	// The 60 (entity, aspect) pairs in a scrambled order, two to a request:
+	// each entity is in five requests.
+	var requests [][]catalog.Proposal
+	const entities = 12
+	for k := 0; k < entities*len(aspects); k += 2 {
+		var req []catalog.Proposal
+		for _, j := range []int{k, k + 1} {
+			pair := j * 7 % (entities * len(aspects))
+			e, a := pair/len(aspects), aspects[pair%len(aspects)]
+			req = append(req, catalog.Proposal{EntityType: "dataset", EntityURN: fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,t%d,PROD)", e),
+				AspectName: a, Value: []byte(values[a](e))})
+		}
+		requests = append(requests, req)
+	}
+	seen := map[string]bool{}
+	for _, req := range requests {
+		for _, p := range req {
+			k := p.EntityURN + " " + p.AspectName
+			if seen[k] {
+				t.Fatalf("%s written twice: the result would depend on the order", k)
+			}
+			seen[k] = true
+		}
+	}
+
+	seqDB, seqEng := openEngine(t)
+	seq := ingest.New(reg, seqDB, ingest.WithIndexer(search.NewStoreIndexer(search.NewBuilder(reg), seqEng)), clock)
+	for _, req := range requests {
+		if _, err := seq.Ingest(ctx, "", req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := dumpStore(t, seqDB)
+	var used, dropped int64
+	for round := range 5 {
+		db, eng := openEngine(t)
+		idx := &countingPrebuilder{StoreIndexer: search.NewStoreIndexer(search.NewBuilder(reg), eng)}
+		svc := ingest.New(reg, db, ingest.WithIndexer(idx), ingest.WithPlanAhead(db), clock)
+		errs := make(chan error, len(requests))
+		for _, req := range requests {
+			go func() { _, err := svc.Ingest(ctx, "", req); errs <- err }()
+		}
+		for range requests {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff(want, dumpStore(t, db)); diff != "" {
+			t.Fatalf("round %d: store differs from the requests applied one by one (-want +got):\n%s", round, diff)
+		}
+		used, dropped = used+idx.started.Load(), dropped+idx.discarded.Load()
+	}
+	t.Logf("plans' documents used %d times, dropped %d times", used, dropped)
+	if used == 0 {
+		t.Error("no plan was used")
 	}
 }
