@@ -233,14 +233,9 @@ func (t *tokenizer) addStarts(lw string, starts []int) {
 }
 
 // asciiParts returns the start offsets of the parts splitParts gives for a
-// word of ASCII letters and digits; ok is false for other words, and for
-// words of more parts than t.parts holds.
+// word of ASCII letters and digits (which scan has established); ok is
+// false for words of more parts than t.parts holds.
 func (t *tokenizer) asciiParts(w string) (starts []int, ok bool) {
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			return nil, false
-		}
-	}
 	starts = t.parts[:0]
 	starts = append(starts, 0)
 	start := 0
