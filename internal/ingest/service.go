@@ -314,13 +314,10 @@ func (pl *plan) discard() {
 // leaving out the proposals for the URNs in busy, which requests in flight
 // also write: their commits would most likely change those URNs' state
 // before this request's transaction, and the plan be wasted. It returns
-// nil when the request is not planned: planning is off, the request
-// deletes or writes timeseries values, every URN is busy, or applying it
-// failed (the transaction then applies it afresh and reports the error).
+// nil when the request is not planned: it deletes or writes timeseries
+// values, every URN is busy, or applying it failed (the transaction then
+// applies it afresh and reports the error). The caller has WithPlanAhead.
 func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, busy map[string]bool, prepared []*prepared) *plan {
-	if s.ahead == nil {
-		return nil
-	}
 	for _, p := range prepared {
 		if p.change == catalog.Delete || p.aspect.Timeseries {
 			return nil

@@ -183,6 +183,11 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 	if err != nil {
 		return nil, err
 	}
+	return x.start(tx, entities, series), nil
+}
+
+// start is StartIndexing with the entities' latest timeseries values read.
+func (x *StoreIndexer) start(tx catalog.Tx, entities []ingest.Entity, series map[string][]catalog.TimeseriesValue) (finish func(ctx context.Context, write bool) error) {
 	p, ok := x.w.(DocPreparer)
 	if !ok {
 		return func(ctx context.Context, write bool) error {
@@ -194,11 +199,11 @@ func (x *StoreIndexer) StartIndexing(ctx context.Context, tx catalog.Tx, entitie
 				return err
 			}
 			return x.w.WriteDocuments(ctx, tx, docs, dels)
-		}, nil
+		}
 	}
 	c := x.chunked(p, entities, series)
 	go c.work()
-	return x.finisher(p, c, tx), nil
+	return x.finisher(p, c, tx)
 }
 
 // chunked returns the build of entities' documents, to be shared by the
@@ -275,7 +280,7 @@ func (b *prebuilt) Start(ctx context.Context, tx catalog.Tx) (func(ctx context.C
 	}
 	if !sameSeries(series, b.series) {
 		b.c.abandon()
-		return b.x.StartIndexing(ctx, tx, b.entities)
+		return b.x.start(tx, b.entities, series), nil
 	}
 	return b.x.finisher(b.p, b.c, tx), nil
 }
