@@ -289,7 +289,8 @@ func TestPlanLeavesOutURNsInFlight(t *testing.T) {
 // each (entity, aspect) written by one request only, so that any order of
 // commits leaves the same store: planned ahead, with plans used, partial
 // and dropped as the requests race, it must be the store the requests
-// leave applied one by one.
+// leave applied one by one, and a request after them must still be planned
+// (nothing left in flight).
 func TestPlanAheadConcurrent(t *testing.T) {
 	ctx := context.Background()
 	reg := registry.Default()
@@ -335,9 +336,18 @@ func TestPlanAheadConcurrent(t *testing.T) {
 		}
 	}
 
+	// Once they are all done, one request for every entity: nothing is in
+	// flight any more, so its plan covers them all and is used, whatever
+	// the race before it did with the others' plans.
+	var after []catalog.Proposal
+	for e := range entities {
+		after = append(after, catalog.Proposal{EntityType: "dataset", EntityURN: fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,t%d,PROD)", e),
+			AspectName: "editableDatasetProperties", Value: []byte(fmt.Sprintf(`{"description":"edited %d"}`, e))})
+	}
+
 	seqDB, seqEng := openEngine(t)
 	seq := ingest.New(reg, seqDB, ingest.WithIndexer(search.NewStoreIndexer(search.NewBuilder(reg), seqEng)), clock)
-	for _, req := range requests {
+	for _, req := range append(requests, after) {
 		if _, err := seq.Ingest(ctx, "", req); err != nil {
 			t.Fatal(err)
 		}
@@ -357,13 +367,18 @@ func TestPlanAheadConcurrent(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		used, dropped = used+idx.started.Load(), dropped+idx.discarded.Load()
+		before := idx.started.Load()
+		if _, err := svc.Ingest(ctx, "", after); err != nil {
+			t.Fatal(err)
+		}
+		if idx.started.Load() != before+1 {
+			t.Errorf("round %d: the request after the race did not use its plan", round)
+		}
 		if diff := cmp.Diff(want, dumpStore(t, db)); diff != "" {
 			t.Fatalf("round %d: store differs from the requests applied one by one (-want +got):\n%s", round, diff)
 		}
-		used, dropped = used+idx.started.Load(), dropped+idx.discarded.Load()
 	}
-	t.Logf("plans' documents used %d times, dropped %d times", used, dropped)
-	if used == 0 {
-		t.Error("no plan was used")
-	}
+	// How many plans the race used or dropped depends on the timing.
+	t.Logf("in the races, plans' documents used %d times, dropped %d times", used, dropped)
 }
