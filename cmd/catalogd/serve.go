@@ -106,7 +106,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc)}
 	if db.Dialect() == store.SQLite {
 		// One write transaction at a time: requests waiting for it do
-		// their work ahead of it (BENCHMARKS.md, twelfth session).
+		// their work ahead of it (see the ingest figures in BENCHMARKS.md).
 		opts = append(opts, ingest.WithPlanAhead(db))
 	}
 	svc := ingest.New(reg, db, opts...)

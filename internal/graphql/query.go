@@ -6,8 +6,9 @@ import (
 	"github.com/catalogd/catalogd/internal/graphql/model"
 )
 
-// Me returns the caller. Until authentication exists (issue 6) every caller
-// holds every platform privilege, as in DataHub with authorization disabled.
+// Me returns the caller with the platform privileges its policies grant.
+// Without an auth service (Config.Auth nil) every caller holds every
+// platform privilege, as in DataHub with authorization disabled.
 func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error) {
 	actor := actorOf(ctx)
 	r.loaderOf(ctx).prime(ctx, []string{actor})
