@@ -2,6 +2,25 @@
 
 package models
 
+// ApplicationKey is the applicationKey aspect.
+type ApplicationKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "applicationKey".
+func (ApplicationKey) AspectName() string { return "applicationKey" }
+
+// ApplicationProperties is the applicationProperties aspect.
+type ApplicationProperties struct {
+	CustomProperties map[string]string `json:"customProperties,omitempty"`
+	ExternalUrl      *string           `json:"externalUrl,omitempty"`
+	Name             *string           `json:"name,omitempty"`
+	Description      *string           `json:"description,omitempty"`
+}
+
+// AspectName returns "applicationProperties".
+func (ApplicationProperties) AspectName() string { return "applicationProperties" }
+
 // Links from an Asset to its Applications
 //
 // Wire name: com.linkedin.application.Applications.

@@ -8,6 +8,31 @@ type BusinessAttributeAssociation struct {
 	BusinessAttributeUrn string `json:"businessAttributeUrn"`
 }
 
+// BusinessAttributeInfo is the businessAttributeInfo aspect.
+type BusinessAttributeInfo struct {
+	FieldPath        string               `json:"fieldPath"`
+	Description      *string              `json:"description,omitempty"`
+	GlobalTags       *GlobalTags          `json:"globalTags,omitempty"`
+	GlossaryTerms    *GlossaryTerms       `json:"glossaryTerms,omitempty"`
+	CustomProperties map[string]string    `json:"customProperties,omitempty"`
+	Created          *AuditStamp          `json:"created,omitempty"`
+	LastModified     *AuditStamp          `json:"lastModified,omitempty"`
+	Deleted          *AuditStamp          `json:"deleted,omitempty"`
+	Name             string               `json:"name"`
+	Type             *SchemaFieldDataType `json:"type,omitempty"`
+}
+
+// AspectName returns "businessAttributeInfo".
+func (BusinessAttributeInfo) AspectName() string { return "businessAttributeInfo" }
+
+// BusinessAttributeKey is the businessAttributeKey aspect.
+type BusinessAttributeKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "businessAttributeKey".
+func (BusinessAttributeKey) AspectName() string { return "businessAttributeKey" }
+
 // BusinessAttribute aspect used for applying it to an entity
 //
 // Wire name: com.linkedin.businessattribute.BusinessAttributes.

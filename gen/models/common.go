@@ -690,6 +690,36 @@ type RoleAssociation struct {
 	Urn string `json:"urn"`
 }
 
+// SerializedValue is com.linkedin.common.SerializedValue.
+type SerializedValue struct {
+	Blob        string                      `json:"blob"`
+	ContentType *SerializedValueContentType `json:"contentType,omitempty"`
+	SchemaType  *SerializedValueSchemaType  `json:"schemaType,omitempty"`
+	SchemaRef   *string                     `json:"schemaRef,omitempty"`
+}
+
+// SerializedValueContentType is com.linkedin.common.SerializedValueContentType.
+type SerializedValueContentType string
+
+// Values of SerializedValueContentType.
+const (
+	SerializedValueContentTypeJson   SerializedValueContentType = "JSON"
+	SerializedValueContentTypeBinary SerializedValueContentType = "BINARY"
+)
+
+// SerializedValueSchemaType is com.linkedin.common.SerializedValueSchemaType.
+type SerializedValueSchemaType string
+
+// Values of SerializedValueSchemaType.
+const (
+	SerializedValueSchemaTypeAvro     SerializedValueSchemaType = "AVRO"
+	SerializedValueSchemaTypeProtobuf SerializedValueSchemaType = "PROTOBUF"
+	SerializedValueSchemaTypePegasus  SerializedValueSchemaType = "PEGASUS"
+	SerializedValueSchemaTypeThrift   SerializedValueSchemaType = "THRIFT"
+	SerializedValueSchemaTypeJson     SerializedValueSchemaType = "JSON"
+	SerializedValueSchemaTypeNone     SerializedValueSchemaType = "NONE"
+)
+
 // Siblings information of an entity.
 //
 // Wire name: com.linkedin.common.Siblings.

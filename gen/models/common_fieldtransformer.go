@@ -14,6 +14,15 @@ type BlackBoxTransformer struct {
 type IdentityTransformer struct {
 }
 
+// TransformationType is com.linkedin.common.fieldtransformer.TransformationType.
+type TransformationType string
+
+// Values of TransformationType.
+const (
+	TransformationTypeBlackbox TransformationType = "BLACKBOX"
+	TransformationTypeIdentity TransformationType = "IDENTITY"
+)
+
 // Field transformation expressed in UDF
 //
 // Wire name: com.linkedin.common.fieldtransformer.UDFTransformer.

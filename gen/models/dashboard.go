@@ -81,7 +81,8 @@ type DashboardUserUsageCounts struct {
 	// The number of times the user has executed (refreshed) the dashboard
 	ExecutionsCount *int32 `json:"executionsCount,omitempty"`
 	// Normalized numeric metric representing user's dashboard usage -- the number of times the user executed or viewed the dashboard.
-	UsageCount *int32 `json:"usageCount,omitempty"`
+	UsageCount *int32  `json:"usageCount,omitempty"`
+	UserEmail  *string `json:"userEmail,omitempty"`
 }
 
 // Stores editable changes made to properties. This separates changes made from ingestion pipelines and edits in the UI to avoid accidental overwrites of user-provided data by ingestion pipelines

@@ -176,6 +176,7 @@ const (
 	JobStatusCompleted  JobStatus = "COMPLETED"
 	JobStatusFailed     JobStatus = "FAILED"
 	JobStatusUnknown    JobStatus = "UNKNOWN"
+	JobStatusSkipped    JobStatus = "SKIPPED"
 )
 
 // Information about a Data processing job

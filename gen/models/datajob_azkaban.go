@@ -15,4 +15,5 @@ const (
 	AzkabanJobTypeHive        AzkabanJobType = "HIVE"
 	AzkabanJobTypePig         AzkabanJobType = "PIG"
 	AzkabanJobTypeSql         AzkabanJobType = "SQL"
+	AzkabanJobTypeGlue        AzkabanJobType = "GLUE"
 )

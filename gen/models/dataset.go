@@ -68,6 +68,7 @@ func (u *DatasetFieldMappingSourceFieldsItem) UnmarshalJSON(b []byte) error {
 //
 // It is a union: exactly one field is set.
 type DatasetFieldMappingTransformation struct {
+	TransformationType  *TransformationType  `json:"com.linkedin.common.fieldtransformer.TransformationType,omitempty"`
 	BlackBoxTransformer *BlackBoxTransformer `json:"com.linkedin.common.fieldtransformer.BlackBoxTransformer,omitempty"`
 	IdentityTransformer *IdentityTransformer `json:"com.linkedin.common.fieldtransformer.IdentityTransformer,omitempty"`
 	UDFTransformer      *UDFTransformer      `json:"com.linkedin.common.fieldtransformer.UDFTransformer,omitempty"`
@@ -76,6 +77,8 @@ type DatasetFieldMappingTransformation struct {
 // MarshalJSON writes the single-key form {"<member>": value}.
 func (u DatasetFieldMappingTransformation) MarshalJSON() ([]byte, error) {
 	switch {
+	case u.TransformationType != nil:
+		return marshalUnion("com.linkedin.common.fieldtransformer.TransformationType", u.TransformationType)
 	case u.BlackBoxTransformer != nil:
 		return marshalUnion("com.linkedin.common.fieldtransformer.BlackBoxTransformer", u.BlackBoxTransformer)
 	case u.IdentityTransformer != nil:
@@ -94,6 +97,9 @@ func (u *DatasetFieldMappingTransformation) UnmarshalJSON(b []byte) error {
 	}
 	*u = DatasetFieldMappingTransformation{}
 	switch key {
+	case "com.linkedin.common.fieldtransformer.TransformationType":
+		u.TransformationType = new(TransformationType)
+		return unmarshalMember("DatasetFieldMappingTransformation", key, raw, u.TransformationType)
 	case "com.linkedin.common.fieldtransformer.BlackBoxTransformer":
 		u.BlackBoxTransformer = new(BlackBoxTransformer)
 		return unmarshalMember("DatasetFieldMappingTransformation", key, raw, u.BlackBoxTransformer)

@@ -203,6 +203,15 @@ type GroupMembership struct {
 // AspectName returns "groupMembership".
 func (GroupMembership) AspectName() string { return "groupMembership" }
 
+// InviteToken is the inviteToken aspect.
+type InviteToken struct {
+	Token string  `json:"token"`
+	Role  *string `json:"role,omitempty"`
+}
+
+// AspectName returns "inviteToken".
+func (InviteToken) AspectName() string { return "inviteToken" }
+
 // Carries information about the native CorpGroups a user is in.
 //
 // Wire name: com.linkedin.identity.NativeGroupMembership.

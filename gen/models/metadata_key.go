@@ -72,6 +72,14 @@ type DashboardKey struct {
 // AspectName returns "dashboardKey".
 func (DashboardKey) AspectName() string { return "dashboardKey" }
 
+// DataContractKey is the dataContractKey aspect.
+type DataContractKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataContractKey".
+func (DataContractKey) AspectName() string { return "dataContractKey" }
+
 // Key for a Data Flow
 //
 // Wire name: com.linkedin.metadata.key.DataFlowKey.
@@ -98,6 +106,22 @@ type DataHubAccessTokenKey struct {
 // AspectName returns "dataHubAccessTokenKey".
 func (DataHubAccessTokenKey) AspectName() string { return "dataHubAccessTokenKey" }
 
+// DataHubActionKey is the dataHubActionKey aspect.
+type DataHubActionKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubActionKey".
+func (DataHubActionKey) AspectName() string { return "dataHubActionKey" }
+
+// DataHubConnectionKey is the dataHubConnectionKey aspect.
+type DataHubConnectionKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubConnectionKey".
+func (DataHubConnectionKey) AspectName() string { return "dataHubConnectionKey" }
+
 // Key for a DataHub ingestion source
 //
 // Wire name: com.linkedin.metadata.key.DataHubIngestionSourceKey.
@@ -109,6 +133,22 @@ type DataHubIngestionSourceKey struct {
 // AspectName returns "dataHubIngestionSourceKey".
 func (DataHubIngestionSourceKey) AspectName() string { return "dataHubIngestionSourceKey" }
 
+// DataHubOpenAPISchemaKey is the dataHubOpenAPISchemaKey aspect.
+type DataHubOpenAPISchemaKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubOpenAPISchemaKey".
+func (DataHubOpenAPISchemaKey) AspectName() string { return "dataHubOpenAPISchemaKey" }
+
+// DataHubPersonaKey is the dataHubPersonaKey aspect.
+type DataHubPersonaKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubPersonaKey".
+func (DataHubPersonaKey) AspectName() string { return "dataHubPersonaKey" }
+
 // Key for a DataHub Policy
 //
 // Wire name: com.linkedin.metadata.key.DataHubPolicyKey.
@@ -119,6 +159,55 @@ type DataHubPolicyKey struct {
 
 // AspectName returns "dataHubPolicyKey".
 func (DataHubPolicyKey) AspectName() string { return "dataHubPolicyKey" }
+
+// DataHubRetentionKey is the dataHubRetentionKey aspect.
+type DataHubRetentionKey struct {
+	EntityName  string `json:"entityName"`
+	AspectName_ string `json:"aspectName"`
+}
+
+// AspectName returns "dataHubRetentionKey".
+func (DataHubRetentionKey) AspectName() string { return "dataHubRetentionKey" }
+
+// DataHubRoleKey is the dataHubRoleKey aspect.
+type DataHubRoleKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubRoleKey".
+func (DataHubRoleKey) AspectName() string { return "dataHubRoleKey" }
+
+// DataHubSecretKey is the dataHubSecretKey aspect.
+type DataHubSecretKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubSecretKey".
+func (DataHubSecretKey) AspectName() string { return "dataHubSecretKey" }
+
+// DataHubStepStateKey is the dataHubStepStateKey aspect.
+type DataHubStepStateKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubStepStateKey".
+func (DataHubStepStateKey) AspectName() string { return "dataHubStepStateKey" }
+
+// DataHubUpgradeKey is the dataHubUpgradeKey aspect.
+type DataHubUpgradeKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubUpgradeKey".
+func (DataHubUpgradeKey) AspectName() string { return "dataHubUpgradeKey" }
+
+// DataHubViewKey is the dataHubViewKey aspect.
+type DataHubViewKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubViewKey".
+func (DataHubViewKey) AspectName() string { return "dataHubViewKey" }
 
 // Key for a Data Job
 //
@@ -133,6 +222,15 @@ type DataJobKey struct {
 // AspectName returns "dataJobKey".
 func (DataJobKey) AspectName() string { return "dataJobKey" }
 
+// DataPlatformInstanceKey is the dataPlatformInstanceKey aspect.
+type DataPlatformInstanceKey struct {
+	Platform string `json:"platform"`
+	Instance string `json:"instance"`
+}
+
+// AspectName returns "dataPlatformInstanceKey".
+func (DataPlatformInstanceKey) AspectName() string { return "dataPlatformInstanceKey" }
+
 // Key for a Data Platform
 //
 // Wire name: com.linkedin.metadata.key.DataPlatformKey.
@@ -143,6 +241,24 @@ type DataPlatformKey struct {
 
 // AspectName returns "dataPlatformKey".
 func (DataPlatformKey) AspectName() string { return "dataPlatformKey" }
+
+// DataProcessInstanceKey is the dataProcessInstanceKey aspect.
+type DataProcessInstanceKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataProcessInstanceKey".
+func (DataProcessInstanceKey) AspectName() string { return "dataProcessInstanceKey" }
+
+// DataProcessKey is the dataProcessKey aspect.
+type DataProcessKey struct {
+	Name         string     `json:"name"`
+	Orchestrator string     `json:"orchestrator"`
+	Origin       FabricType `json:"origin"`
+}
+
+// AspectName returns "dataProcessKey".
+func (DataProcessKey) AspectName() string { return "dataProcessKey" }
 
 // Key for a Dataset
 //
@@ -170,6 +286,38 @@ type DomainKey struct {
 // AspectName returns "domainKey".
 func (DomainKey) AspectName() string { return "domainKey" }
 
+// ERModelRelationshipKey is the erModelRelationshipKey aspect.
+type ERModelRelationshipKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "erModelRelationshipKey".
+func (ERModelRelationshipKey) AspectName() string { return "erModelRelationshipKey" }
+
+// ExecutionRequestKey is the dataHubExecutionRequestKey aspect.
+type ExecutionRequestKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubExecutionRequestKey".
+func (ExecutionRequestKey) AspectName() string { return "dataHubExecutionRequestKey" }
+
+// FormKey is the formKey aspect.
+type FormKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "formKey".
+func (FormKey) AspectName() string { return "formKey" }
+
+// GlobalSettingsKey is the globalSettingsKey aspect.
+type GlobalSettingsKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "globalSettingsKey".
+func (GlobalSettingsKey) AspectName() string { return "globalSettingsKey" }
+
 // Key for a GlossaryNode
 //
 // Wire name: com.linkedin.metadata.key.GlossaryNodeKey.
@@ -190,6 +338,22 @@ type GlossaryTermKey struct {
 
 // AspectName returns "glossaryTermKey".
 func (GlossaryTermKey) AspectName() string { return "glossaryTermKey" }
+
+// IncidentKey is the incidentKey aspect.
+type IncidentKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "incidentKey".
+func (IncidentKey) AspectName() string { return "incidentKey" }
+
+// InviteTokenKey is the inviteTokenKey aspect.
+type InviteTokenKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "inviteTokenKey".
+func (InviteTokenKey) AspectName() string { return "inviteTokenKey" }
 
 // Key for an MLFeature
 //
@@ -216,6 +380,16 @@ type MLFeatureTableKey struct {
 
 // AspectName returns "mlFeatureTableKey".
 func (MLFeatureTableKey) AspectName() string { return "mlFeatureTableKey" }
+
+// MLModelDeploymentKey is the mlModelDeploymentKey aspect.
+type MLModelDeploymentKey struct {
+	Platform string     `json:"platform"`
+	Name     string     `json:"name"`
+	Origin   FabricType `json:"origin"`
+}
+
+// AspectName returns "mlModelDeploymentKey".
+func (MLModelDeploymentKey) AspectName() string { return "mlModelDeploymentKey" }
 
 // Key for an ML model group
 //
@@ -260,6 +434,15 @@ type MLPrimaryKeyKey struct {
 // AspectName returns "mlPrimaryKeyKey".
 func (MLPrimaryKeyKey) AspectName() string { return "mlPrimaryKeyKey" }
 
+// NotebookKey is the notebookKey aspect.
+type NotebookKey struct {
+	NotebookTool string `json:"notebookTool"`
+	NotebookId   string `json:"notebookId"`
+}
+
+// AspectName returns "notebookKey".
+func (NotebookKey) AspectName() string { return "notebookKey" }
+
 // Key for a Ownership Type
 //
 // Wire name: com.linkedin.metadata.key.OwnershipTypeKey.
@@ -293,6 +476,14 @@ type QueryKey struct {
 // AspectName returns "queryKey".
 func (QueryKey) AspectName() string { return "queryKey" }
 
+// RoleKey is the roleKey aspect.
+type RoleKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "roleKey".
+func (RoleKey) AspectName() string { return "roleKey" }
+
 // Key for a SchemaField
 //
 // Wire name: com.linkedin.metadata.key.SchemaFieldKey.
@@ -316,3 +507,28 @@ type TagKey struct {
 
 // AspectName returns "tagKey".
 func (TagKey) AspectName() string { return "tagKey" }
+
+// TelemetryKey is the telemetryKey aspect.
+type TelemetryKey struct {
+	Name string `json:"name"`
+}
+
+// AspectName returns "telemetryKey".
+func (TelemetryKey) AspectName() string { return "telemetryKey" }
+
+// TestKey is the testKey aspect.
+type TestKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "testKey".
+func (TestKey) AspectName() string { return "testKey" }
+
+// VersionSetKey is the versionSetKey aspect.
+type VersionSetKey struct {
+	Id         string `json:"id"`
+	EntityType string `json:"entityType"`
+}
+
+// AspectName returns "versionSetKey".
+func (VersionSetKey) AspectName() string { return "versionSetKey" }

@@ -41,6 +41,21 @@ type CaveatsAndRecommendations struct {
 // AspectName returns "mlModelCaveatsAndRecommendations".
 func (CaveatsAndRecommendations) AspectName() string { return "mlModelCaveatsAndRecommendations" }
 
+// DeploymentStatus is com.linkedin.ml.metadata.DeploymentStatus.
+type DeploymentStatus string
+
+// Values of DeploymentStatus.
+const (
+	DeploymentStatusOutOfService DeploymentStatus = "OUT_OF_SERVICE"
+	DeploymentStatusCreating     DeploymentStatus = "CREATING"
+	DeploymentStatusUpdating     DeploymentStatus = "UPDATING"
+	DeploymentStatusRollingBack  DeploymentStatus = "ROLLING_BACK"
+	DeploymentStatusInService    DeploymentStatus = "IN_SERVICE"
+	DeploymentStatusDeleting     DeploymentStatus = "DELETING"
+	DeploymentStatusFailed       DeploymentStatus = "FAILED"
+	DeploymentStatusUnknown      DeploymentStatus = "UNKNOWN"
+)
+
 // Properties associated with a MLFeature editable from the UI
 //
 // Wire name: com.linkedin.ml.metadata.EditableMLFeatureProperties.
@@ -219,6 +234,19 @@ type MLMetric struct {
 	CreatedAt *int64 `json:"createdAt,omitempty"`
 }
 
+// MLModelDeploymentProperties is the mlModelDeploymentProperties aspect.
+type MLModelDeploymentProperties struct {
+	CustomProperties map[string]string `json:"customProperties,omitempty"`
+	ExternalUrl      *string           `json:"externalUrl,omitempty"`
+	Description      *string           `json:"description,omitempty"`
+	CreatedAt        *int64            `json:"createdAt,omitempty"`
+	Version          *VersionTag       `json:"version,omitempty"`
+	Status           *DeploymentStatus `json:"status,omitempty"`
+}
+
+// AspectName returns "mlModelDeploymentProperties".
+func (MLModelDeploymentProperties) AspectName() string { return "mlModelDeploymentProperties" }
+
 // Prompts which affect the performance of the MLModel
 //
 // Wire name: com.linkedin.ml.metadata.MLModelFactorPrompts.
@@ -261,6 +289,8 @@ type MLModelGroupProperties struct {
 	// Documentation of the MLModelGroup
 	Description *string `json:"description,omitempty"`
 	// Date when the MLModelGroup was developed
+	//
+	// Deprecated: kept for compatibility.
 	CreatedAt *int64 `json:"createdAt,omitempty"`
 	// Time and Actor who created the MLModelGroup
 	Created *TimeStamp `json:"created,omitempty"`
@@ -395,6 +425,19 @@ type MLPrimaryKeyProperties struct {
 
 // AspectName returns "mlPrimaryKeyProperties".
 func (MLPrimaryKeyProperties) AspectName() string { return "mlPrimaryKeyProperties" }
+
+// MLTrainingRunProperties is the mlTrainingRunProperties aspect.
+type MLTrainingRunProperties struct {
+	CustomProperties map[string]string `json:"customProperties,omitempty"`
+	ExternalUrl      *string           `json:"externalUrl,omitempty"`
+	Id               *string           `json:"id,omitempty"`
+	OutputUrls       []string          `json:"outputUrls,omitempty"`
+	HyperParams      []MLHyperParam    `json:"hyperParams,omitempty"`
+	TrainingMetrics  []MLMetric        `json:"trainingMetrics,omitempty"`
+}
+
+// AspectName returns "mlTrainingRunProperties".
+func (MLTrainingRunProperties) AspectName() string { return "mlTrainingRunProperties" }
 
 // Metrics to be featured for the MLModel.
 //

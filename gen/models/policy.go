@@ -69,6 +69,16 @@ type DataHubResourceFilter struct {
 	Filter *PolicyMatchFilter `json:"filter,omitempty"`
 }
 
+// DataHubRoleInfo is the dataHubRoleInfo aspect.
+type DataHubRoleInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Editable    *bool  `json:"editable,omitempty"`
+}
+
+// AspectName returns "dataHubRoleInfo".
+func (DataHubRoleInfo) AspectName() string { return "dataHubRoleInfo" }
+
 // The matching condition in a filter criterion
 //
 // Wire name: com.linkedin.policy.PolicyMatchCondition.

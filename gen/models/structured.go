@@ -2,6 +2,58 @@
 
 package models
 
+// PropertyCardinality is com.linkedin.structured.PropertyCardinality.
+type PropertyCardinality string
+
+// Values of PropertyCardinality.
+const (
+	PropertyCardinalitySingle   PropertyCardinality = "SINGLE"
+	PropertyCardinalityMultiple PropertyCardinality = "MULTIPLE"
+)
+
+// PropertyValue is com.linkedin.structured.PropertyValue.
+type PropertyValue struct {
+	Value       PropertyValueValue `json:"value"`
+	Description *string            `json:"description,omitempty"`
+}
+
+// PropertyValueValue is an inline type.
+//
+// It is a union: exactly one field is set.
+type PropertyValueValue struct {
+	String *string  `json:"string,omitempty"`
+	Double *float64 `json:"double,omitempty"`
+}
+
+// MarshalJSON writes the single-key form {"<member>": value}.
+func (u PropertyValueValue) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.String != nil:
+		return marshalUnion("string", u.String)
+	case u.Double != nil:
+		return marshalUnion("double", u.Double)
+	}
+	return nil, errEmptyUnion("PropertyValueValue")
+}
+
+// UnmarshalJSON reads the single-key form {"<member>": value}.
+func (u *PropertyValueValue) UnmarshalJSON(b []byte) error {
+	key, raw, err := unmarshalUnion("PropertyValueValue", b)
+	if err != nil || key == "" {
+		return err
+	}
+	*u = PropertyValueValue{}
+	switch key {
+	case "string":
+		u.String = new(string)
+		return unmarshalMember("PropertyValueValue", key, raw, u.String)
+	case "double":
+		u.Double = new(float64)
+		return unmarshalMember("PropertyValueValue", key, raw, u.Double)
+	}
+	return errUnknownMember("PropertyValueValue", key)
+}
+
 // Properties about an entity governed by StructuredPropertyDefinition
 //
 // Wire name: com.linkedin.structured.StructuredProperties.
@@ -12,6 +64,47 @@ type StructuredProperties struct {
 
 // AspectName returns "structuredProperties".
 func (StructuredProperties) AspectName() string { return "structuredProperties" }
+
+// StructuredPropertyDefinition is the propertyDefinition aspect.
+type StructuredPropertyDefinition struct {
+	QualifiedName       string               `json:"qualifiedName"`
+	DisplayName         *string              `json:"displayName,omitempty"`
+	ValueType           string               `json:"valueType"`
+	TypeQualifier       map[string][]string  `json:"typeQualifier,omitempty"`
+	AllowedValues       []PropertyValue      `json:"allowedValues,omitempty"`
+	Cardinality         *PropertyCardinality `json:"cardinality,omitempty"`
+	EntityTypes         []string             `json:"entityTypes"`
+	Description         *string              `json:"description,omitempty"`
+	SearchConfiguration *DataHubSearchConfig `json:"searchConfiguration,omitempty"`
+	Immutable           *bool                `json:"immutable,omitempty"`
+	Version             *string              `json:"version,omitempty"`
+	Created             *AuditStamp          `json:"created,omitempty"`
+	LastModified        *AuditStamp          `json:"lastModified,omitempty"`
+}
+
+// AspectName returns "propertyDefinition".
+func (StructuredPropertyDefinition) AspectName() string { return "propertyDefinition" }
+
+// StructuredPropertyKey is the structuredPropertyKey aspect.
+type StructuredPropertyKey struct {
+	Id string `json:"id"`
+}
+
+// AspectName returns "structuredPropertyKey".
+func (StructuredPropertyKey) AspectName() string { return "structuredPropertyKey" }
+
+// StructuredPropertySettings is the structuredPropertySettings aspect.
+type StructuredPropertySettings struct {
+	IsHidden            *bool       `json:"isHidden,omitempty"`
+	ShowInSearchFilters *bool       `json:"showInSearchFilters,omitempty"`
+	ShowInAssetSummary  *bool       `json:"showInAssetSummary,omitempty"`
+	ShowAsAssetBadge    *bool       `json:"showAsAssetBadge,omitempty"`
+	ShowInColumnsTable  *bool       `json:"showInColumnsTable,omitempty"`
+	LastModified        *AuditStamp `json:"lastModified,omitempty"`
+}
+
+// AspectName returns "structuredPropertySettings".
+func (StructuredPropertySettings) AspectName() string { return "structuredPropertySettings" }
 
 // StructuredPropertyValueAssignment is com.linkedin.structured.StructuredPropertyValueAssignment.
 type StructuredPropertyValueAssignment struct {

@@ -2,6 +2,31 @@
 
 package models
 
+// TestDefinition is com.linkedin.test.TestDefinition.
+type TestDefinition struct {
+	Type TestDefinitionType `json:"type"`
+	Json *string            `json:"json,omitempty"`
+}
+
+// TestDefinitionType is com.linkedin.test.TestDefinitionType.
+type TestDefinitionType string
+
+// Values of TestDefinitionType.
+const (
+	TestDefinitionTypeJson TestDefinitionType = "JSON"
+)
+
+// TestInfo is the testInfo aspect.
+type TestInfo struct {
+	Name        string         `json:"name"`
+	Category    string         `json:"category"`
+	Description *string        `json:"description,omitempty"`
+	Definition  TestDefinition `json:"definition"`
+}
+
+// AspectName returns "testInfo".
+func (TestInfo) AspectName() string { return "testInfo" }
+
 // Information about a Test Result
 //
 // Wire name: com.linkedin.test.TestResult.
@@ -9,7 +34,9 @@ type TestResult struct {
 	// The urn of the test
 	Test string `json:"test"`
 	// The type of the result
-	Type TestResultType `json:"type"`
+	Type              TestResultType `json:"type"`
+	TestDefinitionMd5 *string        `json:"testDefinitionMd5,omitempty"`
+	LastComputed      *AuditStamp    `json:"lastComputed,omitempty"`
 }
 
 // TestResultType is com.linkedin.test.TestResultType.

@@ -2,6 +2,16 @@
 
 package models
 
+// VersionSetProperties is the versionSetProperties aspect.
+type VersionSetProperties struct {
+	CustomProperties map[string]string `json:"customProperties,omitempty"`
+	Latest           string            `json:"latest"`
+	VersioningScheme VersioningScheme  `json:"versioningScheme"`
+}
+
+// AspectName returns "versionSetProperties".
+func (VersionSetProperties) AspectName() string { return "versionSetProperties" }
+
 // VersioningScheme is com.linkedin.versionset.VersioningScheme.
 type VersioningScheme string
 
