@@ -132,11 +132,7 @@ func TestSearchSamples(t *testing.T) {
 			srv := startServer(t, args...)
 			replaySamples(t, srv)
 			checkSearchSamples(t, srv)
-			dsn := "sqlite:" + filepath.Join(dataDir, "catalogd.db")
-			if len(st.args) == 2 && st.args[0] == "--store" {
-				dsn = st.args[1]
-			}
-			checkRestoreIndices(t, srv, dsn)
+			checkRestoreIndices(t, srv, storeDSN(st, dataDir))
 		})
 	}
 }
@@ -401,24 +397,7 @@ func checkRestoreIndices(t *testing.T, srv *testServer, dsn string) {
 	}
 	browseBefore := srv.browse(t, "/prod/kafka1", 0, 10)
 
-	// The index is emptied by hand, behind the server's back, through a
-	// second handle on its database.
-	db, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables := []string{"search_kw", "search_browse", "search_doc"}
-	if db.Dialect() == store.SQLite {
-		tables = append(tables, "search_fts")
-	}
-	for _, tb := range tables {
-		if _, err := db.Bun().ExecContext(context.Background(), "DELETE FROM "+tb); err != nil {
-			t.Fatalf("empty %s: %v", tb, err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	emptySearchIndex(t, dsn)
 	if res := srv.search(t, map[string]any{"input": "*", "entities": []string{}}); res.NumEntities != 0 {
 		t.Fatalf("emptied index still finds %d entities", res.NumEntities)
 	}
@@ -456,4 +435,35 @@ func checkRestoreIndices(t *testing.T, srv *testServer, dsn string) {
 	if after := srv.browse(t, "/prod/kafka1", 0, 10); !reflect.DeepEqual(after, browseBefore) {
 		t.Errorf("browse after restore %+v, before %+v", after, browseBefore)
 	}
+}
+
+// emptySearchIndex deletes every search document of the store at dsn by hand,
+// behind the server's back, through a second handle on its database.
+func emptySearchIndex(t *testing.T, dsn string) {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := []string{"search_kw", "search_browse", "search_doc"}
+	if db.Dialect() == store.SQLite {
+		tables = append(tables, "search_fts")
+	}
+	for _, tb := range tables {
+		if _, err := db.Bun().ExecContext(context.Background(), "DELETE FROM "+tb); err != nil {
+			t.Fatalf("empty %s: %v", tb, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storeDSN is the DSN of the store a test server runs on: the SQLite file in
+// dataDir unless the store's flags name another.
+func storeDSN(st testStore, dataDir string) string {
+	if len(st.args) == 2 && st.args[0] == "--store" {
+		return st.args[1]
+	}
+	return "sqlite:" + filepath.Join(dataDir, "catalogd.db")
 }

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/catalogd/catalogd/internal/auth"
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/registry"
+)
+
+// TestEveryAspectRoundTrip writes an example value of every aspect of every
+// entity type of the registry, built from the aspect's schema alone, through
+// ingestProposalBatch, and reads each one back unchanged: versioned aspects
+// through entitiesV2, timeseries aspects through getTimeseriesAspectValues.
+// It then finds every entity through search by its type, and again after the
+// search index was emptied and rebuilt by restoreIndices.
+func TestEveryAspectRoundTrip(t *testing.T) {
+	reg := registry.Default()
+	// DataHub's registry has 59 entity types, which carry 512 aspects in all
+	// (key aspects included).
+	if n := len(reg.Entities()); n != 59 {
+		t.Errorf("the registry has %d entity types, DataHub's has 59", n)
+	}
+	ex := newExampleSet(t, reg)
+	if ex.count() != 512 {
+		t.Errorf("the registry's entity types carry %d aspects, DataHub's carry 512", ex.count())
+	}
+	for _, db := range testStores(t) {
+		t.Run(db.name, func(t *testing.T) {
+			dataDir := t.TempDir()
+			srv := startServer(t, append([]string{"--data-dir", dataDir}, db.args...)...)
+			checked := 0
+			for _, e := range reg.Entities() {
+				urn := ex.urn(e.Name)
+				var props []any
+				for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
+					props = append(props, mcp(e.Name, urn, a, ex.value(e.Name, a)))
+				}
+				if st, b := srv.do(t, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": props}); st != 200 {
+					t.Errorf("%s: ingestProposalBatch: %d %s", e.Name, st, b)
+					continue
+				}
+				v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(urn), nil))
+				got, _ := v2["aspects"].(map[string]any)
+				for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
+					want := canonical(t, ex.value(e.Name, a))
+					var have any
+					if reg.Aspect(a).Timeseries {
+						have = latestTimeseries(t, srv, e.Name, urn, a)
+					} else if env, ok := got[a].(map[string]any); ok {
+						have = env["value"]
+					}
+					if auth.SecretAspects[a] {
+						// never served by a read API
+						want = nil
+					}
+					if !reflect.DeepEqual(want, have) {
+						t.Errorf("%s %s: read back\n %s\nwant\n %s", e.Name, a, jsonString(have), jsonString(want))
+						continue
+					}
+					checked++
+				}
+			}
+			if checked != ex.count() {
+				t.Errorf("%d of %d aspects read back", checked, ex.count())
+			}
+			t.Logf("%d entity types, %d aspects written and read back", len(reg.Entities()), checked)
+
+			findAll := func(when string) {
+				t.Helper()
+				for _, e := range reg.Entities() {
+					res := srv.search(t, map[string]any{"input": "*", "entity": e.Name})
+					if !slices.Contains(res.Entities, ex.urn(e.Name)) {
+						t.Errorf("%s: search for %s entities finds %v, not %s", when, e.Name, res.Entities, ex.urn(e.Name))
+					}
+				}
+				for _, q := range ex.textQueries() {
+					res := srv.search(t, map[string]any{"input": q.input, "entity": q.entity})
+					if !slices.Contains(res.Entities, ex.urn(q.entity)) {
+						t.Errorf("%s: search %q for %s entities (field %s) finds %v", when, q.input, q.entity, q.field, res.Entities)
+					}
+				}
+			}
+			findAll("after ingest")
+			emptySearchIndex(t, storeDSN(db, dataDir))
+			if res := srv.search(t, map[string]any{"input": "*", "entities": []string{}}); res.NumEntities != 0 {
+				t.Fatalf("emptied index still finds %d entities", res.NumEntities)
+			}
+			srv.mustDo(t, 200, "POST", "/operations?action=restoreIndices", map[string]any{"start": 0, "batchSize": 100000})
+			findAll("after restoreIndices")
+		})
+	}
+}
+
+// latestTimeseries returns the newest value of a timeseries aspect, decoded.
+func latestTimeseries(t *testing.T, srv *testServer, entity, urn, aspect string) any {
+	t.Helper()
+	r := getTimeseries(t, srv, map[string]any{"urn": urn, "entity": entity, "aspect": aspect, "limit": 1})
+	if len(r.Value.Values) == 0 {
+		return nil
+	}
+	return canonical(t, json.RawMessage(r.Value.Values[0].Aspect.Value))
+}
+
+// canonical returns v as encoding/json decodes it with UseNumber.
+func canonical(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var out any
+	if err := d.Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// exampleSet builds example values from the registry's schemas: one URN per
+// entity type and one value per aspect, every field present (a recursive
+// type stops at its first repetition), arrays and maps with one element,
+// unions with their first member, enums with their first symbol and URN
+// fields with a URN of the entity type the schema or the aspect's
+// relationships name.
+type exampleSet struct {
+	t      *testing.T
+	reg    *registry.Registry
+	urns   map[string]string
+	values map[string]any // entity/aspect
+	texts  []textQuery
+}
+
+type textQuery struct{ entity, field, input string }
+
+func newExampleSet(t *testing.T, reg *registry.Registry) *exampleSet {
+	x := &exampleSet{t: t, reg: reg, urns: map[string]string{}, values: map[string]any{}}
+	for _, e := range reg.Entities() {
+		for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
+			x.values[e.Name+"/"+a] = x.build(e.Name, a)
+		}
+	}
+	return x
+}
+
+func (x *exampleSet) value(entity, aspect string) any { return x.values[entity+"/"+aspect] }
+
+// count is the number of entity aspects, one value each.
+func (x *exampleSet) count() int { return len(x.values) }
+
+func (x *exampleSet) textQueries() []textQuery { return x.texts }
+
+// urn returns the example URN of an entity type, built from an example of
+// its key aspect; entity types outside the registry get a one-part URN.
+func (x *exampleSet) urn(entity string) string {
+	if u, ok := x.urns[entity]; ok {
+		return u
+	}
+	e := x.reg.Entity(entity)
+	if e == nil {
+		return catalog.NewURN(entity, "roundtrip")
+	}
+	x.urns[entity] = "" // a key that refers to its own entity type
+	key, _ := x.keyValue(e).(map[string]any)
+	u, err := registry.URNFromKey(e, key)
+	if err != nil {
+		x.t.Fatalf("%s: URN from example key %v: %v", entity, key, err)
+	}
+	x.urns[entity] = u
+	return u
+}
+
+func (x *exampleSet) keyValue(e *catalog.EntitySpec) any {
+	spec := x.reg.Aspect(e.KeyAspect)
+	b := x.builder(e.Name, spec)
+	b.key = true
+	return b.build(b.root, "")
+}
+
+func (x *exampleSet) build(entity, aspect string) any {
+	e := x.reg.Entity(entity)
+	if aspect == e.KeyAspect {
+		key, err := registry.KeyFromURN(e, mustParseURN(x.t, x.urn(entity)))
+		if err != nil {
+			x.t.Fatal(err)
+		}
+		return key
+	}
+	b := x.builder(entity, x.reg.Aspect(aspect))
+	v := b.build(b.root, "")
+	for _, s := range b.spec.Searchable {
+		if x.hasText(entity, s) {
+			continue
+		}
+		switch s.FieldType {
+		case "TEXT", "TEXT_PARTIAL", "WORD_GRAM", "KEYWORD":
+		default:
+			continue
+		}
+		for _, got := range registry.Extract(v, s.Path) {
+			if str, ok := got.(string); ok && s.QueryByDefault && !strings.HasPrefix(str, "urn:") {
+				x.texts = append(x.texts, textQuery{entity: entity, field: s.FieldName, input: str})
+			}
+			break
+		}
+	}
+	return v
+}
+
+func (x *exampleSet) hasText(entity string, _ catalog.SearchableSpec) bool {
+	for _, q := range x.texts {
+		if q.entity == entity {
+			return true
+		}
+	}
+	return false
+}
+
+func mustParseURN(t *testing.T, s string) catalog.URN {
+	t.Helper()
+	u, err := catalog.ParseURN(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// builder builds one aspect's example value.
+type builder struct {
+	x      *exampleSet
+	entity string
+	spec   *catalog.AspectSpec
+	root   map[string]any
+	defs   map[string]any
+	rels   map[string]string // relationship path -> first destination entity type
+	stack  []string          // named types being built
+	key    bool              // building a key: strings without spaces
+}
+
+func (x *exampleSet) builder(entity string, spec *catalog.AspectSpec) *builder {
+	var root map[string]any
+	if err := json.Unmarshal([]byte(spec.Schema), &root); err != nil {
+		x.t.Fatalf("aspect %s: schema: %v", spec.Name, err)
+	}
+	defs, _ := root["$defs"].(map[string]any)
+	b := &builder{x: x, entity: entity, spec: spec, root: root, defs: defs, rels: map[string]string{}}
+	for _, r := range spec.Relationships {
+		b.rels[r.Path] = r.EntityTypes[0]
+	}
+	return b
+}
+
+// build returns an example of schema s at path (a spec path: field names,
+// "*" for array elements and map values, member keys for unions), or nil
+// when s repeats a named type being built.
+func (b *builder) build(s map[string]any, path string) any {
+	if ref, ok := s["$ref"].(string); ok {
+		name := strings.TrimPrefix(ref, "#/$defs/")
+		if slices.Contains(b.stack, name) {
+			return nil
+		}
+		def, _ := b.defs[name].(map[string]any)
+		if def == nil {
+			b.x.t.Fatalf("aspect %s: unresolved %s", b.spec.Name, ref)
+		}
+		b.stack = append(b.stack, name)
+		defer func() { b.stack = b.stack[:len(b.stack)-1] }()
+		return b.build(def, path)
+	}
+	field := path[strings.LastIndexByte(path, '/')+1:]
+	switch s["type"] {
+	case "object":
+		props, _ := s["properties"].(map[string]any)
+		if s["x-union"] == true {
+			for _, k := range sortedKeys(props) {
+				if v := b.build(props[k].(map[string]any), path+"/"+k); v != nil {
+					return map[string]any{k: v}
+				}
+			}
+			return nil
+		}
+		if addl, ok := s["additionalProperties"].(map[string]any); ok && len(props) == 0 {
+			v := b.build(addl, path+"/*")
+			if v == nil {
+				return map[string]any{}
+			}
+			return map[string]any{"k1": v}
+		}
+		out := map[string]any{}
+		for _, k := range sortedKeys(props) {
+			if v := b.build(props[k].(map[string]any), path+"/"+k); v != nil {
+				out[k] = v
+			}
+		}
+		return out
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		if v := b.build(items, path+"/*"); v != nil {
+			return []any{v}
+		}
+		return []any{}
+	case "string":
+		if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+			return enum[0]
+		}
+		if s["format"] == "urn" {
+			return b.x.urn(b.urnType(s, path))
+		}
+		if b.key {
+			return "rt_" + b.entity + "_" + field
+		}
+		return "roundtrip " + b.entity + " " + field
+	case "integer":
+		if s["format"] == "int32" {
+			return json.Number("42")
+		}
+		return json.Number("1700000000000")
+	case "number":
+		return json.Number("0.5")
+	case "boolean":
+		// false, so that status.removed does not hide the entity
+		return false
+	}
+	b.x.t.Fatalf("aspect %s: %s: unsupported schema %v", b.spec.Name, path, s)
+	return nil
+}
+
+// urnType is the entity type an example URN at path names: the schema's
+// x-urn-entity, else the first destination of a relationship at path, else
+// corpuser.
+func (b *builder) urnType(s map[string]any, path string) string {
+	if t, ok := s["x-urn-entity"].(string); ok && t != "" {
+		return t
+	}
+	if t, ok := b.rels[path]; ok {
+		return t
+	}
+	return "corpuser"
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
