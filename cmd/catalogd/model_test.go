@@ -361,7 +361,7 @@ func sortedKeys(m map[string]any) []string {
 // REST emitter) for entity types beyond the classic ones — process runs,
 // platform resources, structured properties, data products, model
 // deployments, notebooks, business attributes, incidents, applications —
-// with catalogd ingest into a local store, and reads every aspect back from
+// and legacy snapshots of the entity types that have one, with catalogd ingest into a local store, and reads every aspect back from
 // a server on that store, with the graph edges and search documents they
 // give.
 func TestIngestConnectorRecords(t *testing.T) {
@@ -390,6 +390,10 @@ func TestIngestConnectorRecords(t *testing.T) {
 				JSON  json.RawMessage `json:"json"`
 				Value string          `json:"value"`
 			} `json:"aspect"`
+			Snapshot map[string]struct {
+				URN     string                       `json:"urn"`
+				Aspects []map[string]json.RawMessage `json:"aspects"`
+			} `json:"proposedSnapshot"`
 		}
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -399,6 +403,17 @@ func TestIngestConnectorRecords(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for _, r := range recs {
+			for name, snap := range r.Snapshot {
+				for _, a := range snap.Aspects {
+					for wire, raw := range a {
+						latest[key{snap.URN, reg.AspectByWireName(wire).Name}] = decodeAny(t, raw)
+					}
+				}
+				entity[snap.URN] = reg.EntityBySnapshot(name).Name
+			}
+			if r.Snapshot != nil {
+				continue
+			}
 			raw := []byte(r.Aspect.JSON)
 			if len(raw) == 0 {
 				raw = []byte(r.Aspect.Value)
@@ -417,6 +432,17 @@ func TestIngestConnectorRecords(t *testing.T) {
 		inner, _ := got["aspect"].(map[string]any)
 		if have := inner[reg.Aspect(k.aspect).WireName]; !equivalent(want, have) {
 			t.Errorf("%s %s: read back %s, sent %s", k.urn, k.aspect, jsonString(have), jsonString(want))
+		}
+	}
+	// The entity types with a legacy snapshot read back as one.
+	for k, want := range latest {
+		e := reg.Entity(entity[k.urn])
+		if e.Snapshot == "" || !slices.Contains(e.SnapshotAspects, k.aspect) {
+			continue
+		}
+		doc := decode(t, srv.mustDo(t, 200, "GET", "/entities/"+pathEscape(k.urn), nil))
+		if !snapshotHas(doc, e.Snapshot, reg.Aspect(k.aspect).WireName, want) {
+			t.Errorf("/entities %s: aspect %s missing or different: %s", k.urn, k.aspect, jsonString(doc))
 		}
 	}
 	for k, n := range series {
