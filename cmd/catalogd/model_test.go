@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,62 +30,42 @@ func TestEveryAspectRoundTrip(t *testing.T) {
 	if n := len(reg.Entities()); n != 59 {
 		t.Errorf("the registry has %d entity types, DataHub's has 59", n)
 	}
-	ex := newExampleSet(t, reg)
-	if ex.count() != 512 {
-		t.Errorf("the registry's entity types carry %d aspects, DataHub's carry 512", ex.count())
+	// One set of examples per union member of the largest union, so that
+	// every member of every union is written once.
+	sets := []*exampleSet{newExampleSet(t, reg, 0)}
+	if sets[0].count() != 512 {
+		t.Errorf("the registry's entity types carry %d aspects, DataHub's carry 512", sets[0].count())
+	}
+	for v := 1; v < sets[0].choices; v++ {
+		sets = append(sets, newExampleSet(t, reg, v))
 	}
 	for _, db := range testStores(t) {
 		t.Run(db.name, func(t *testing.T) {
 			dataDir := t.TempDir()
 			srv := startServer(t, append([]string{"--data-dir", dataDir}, db.args...)...)
-			checked := 0
-			for _, e := range reg.Entities() {
-				urn := ex.urn(e.Name)
-				var props []any
-				for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
-					props = append(props, mcp(e.Name, urn, a, ex.value(e.Name, a)))
-				}
-				if st, b := srv.do(t, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": props}); st != 200 {
-					t.Errorf("%s: ingestProposalBatch: %d %s", e.Name, st, b)
-					continue
-				}
-				v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(urn), nil))
-				got, _ := v2["aspects"].(map[string]any)
-				for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
-					want := canonical(t, ex.value(e.Name, a))
-					var have any
-					if reg.Aspect(a).Timeseries {
-						have = latestTimeseries(t, srv, e.Name, urn, a)
-					} else if env, ok := got[a].(map[string]any); ok {
-						have = env["value"]
-					}
-					if auth.SecretAspects[a] {
-						// never served by a read API
-						want = nil
-					}
-					if !reflect.DeepEqual(want, have) {
-						t.Errorf("%s %s: read back\n %s\nwant\n %s", e.Name, a, jsonString(have), jsonString(want))
-						continue
-					}
-					checked++
-				}
+			checked, total := 0, 0
+			for _, ex := range sets {
+				checked += roundTrip(t, srv, reg, ex)
+				total += ex.count()
 			}
-			if checked != ex.count() {
-				t.Errorf("%d of %d aspects read back", checked, ex.count())
+			if checked != total {
+				t.Errorf("%d of %d aspects read back", checked, total)
 			}
-			t.Logf("%d entity types, %d aspects written and read back", len(reg.Entities()), checked)
+			t.Logf("%d entity types, %d aspects in %d variants written and read back", len(reg.Entities()), checked, len(sets))
 
 			findAll := func(when string) {
 				t.Helper()
-				for _, e := range reg.Entities() {
-					res := srv.search(t, map[string]any{"input": "*", "entity": e.Name})
-					if !slices.Contains(res.Entities, ex.urn(e.Name)) {
-						t.Errorf("%s: search for %s entities finds %v, not %s", when, e.Name, res.Entities, ex.urn(e.Name))
+				for _, ex := range sets {
+					for _, e := range reg.Entities() {
+						res := srv.search(t, map[string]any{"input": "*", "entity": e.Name})
+						if !slices.Contains(res.Entities, ex.urn(e.Name)) {
+							t.Errorf("%s: search for %s entities finds %v, not %s", when, e.Name, res.Entities, ex.urn(e.Name))
+						}
 					}
 				}
-				for _, q := range ex.textQueries() {
+				for _, q := range sets[0].textQueries() {
 					res := srv.search(t, map[string]any{"input": q.input, "entity": q.entity})
-					if !slices.Contains(res.Entities, ex.urn(q.entity)) {
+					if !slices.Contains(res.Entities, sets[0].urn(q.entity)) {
 						t.Errorf("%s: search %q for %s entities (field %s) finds %v", when, q.input, q.entity, q.field, res.Entities)
 					}
 				}
@@ -98,6 +79,46 @@ func TestEveryAspectRoundTrip(t *testing.T) {
 			findAll("after restoreIndices")
 		})
 	}
+}
+
+// roundTrip writes the examples of every entity type, one batch per entity,
+// reads them back and returns how many came back unchanged.
+func roundTrip(t *testing.T, srv *testServer, reg *registry.Registry, ex *exampleSet) int {
+	t.Helper()
+	checked := 0
+	for _, e := range reg.Entities() {
+		urn := ex.urn(e.Name)
+		aspects := append([]string{e.KeyAspect}, e.Aspects...)
+		var props []any
+		for _, a := range aspects {
+			props = append(props, mcp(e.Name, urn, a, ex.value(e.Name, a)))
+		}
+		if st, b := srv.do(t, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": props}); st != 200 {
+			t.Errorf("%s: ingestProposalBatch: %d %s", urn, st, b)
+			continue
+		}
+		v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(urn), nil))
+		got, _ := v2["aspects"].(map[string]any)
+		for _, a := range aspects {
+			want := canonical(t, ex.value(e.Name, a))
+			var have any
+			if reg.Aspect(a).Timeseries {
+				have = latestTimeseries(t, srv, e.Name, urn, a)
+			} else if env, ok := got[a].(map[string]any); ok {
+				have = env["value"]
+			}
+			if auth.SecretAspects[a] {
+				// never served by a read API
+				want = nil
+			}
+			if !reflect.DeepEqual(want, have) {
+				t.Errorf("%s %s: read back\n %s\nwant\n %s", urn, a, jsonString(have), jsonString(want))
+				continue
+			}
+			checked++
+		}
+	}
+	return checked
 }
 
 // latestTimeseries returns the newest value of a timeseries aspect, decoded.
@@ -128,22 +149,24 @@ func canonical(t *testing.T, v any) any {
 
 // exampleSet builds example values from the registry's schemas: one URN per
 // entity type and one value per aspect, every field present (a recursive
-// type stops at its first repetition), arrays and maps with one element,
-// unions with their first member, enums with their first symbol and URN
-// fields with a URN of the entity type the schema or the aspect's
-// relationships name.
+// type stops at its first repetition), arrays and maps with one element, and
+// URN fields with a URN of the entity type the schema or the aspect's
+// relationships name. Set number variant takes the variant'th member of
+// unions and symbol of enums (modulo their number) and its own URNs.
 type exampleSet struct {
-	t      *testing.T
-	reg    *registry.Registry
-	urns   map[string]string
-	values map[string]any // entity/aspect
-	texts  []textQuery
+	t       *testing.T
+	reg     *registry.Registry
+	variant int
+	choices int // members of the largest union
+	urns    map[string]string
+	values  map[string]any // entity/aspect
+	texts   []textQuery
 }
 
 type textQuery struct{ entity, field, input string }
 
-func newExampleSet(t *testing.T, reg *registry.Registry) *exampleSet {
-	x := &exampleSet{t: t, reg: reg, urns: map[string]string{}, values: map[string]any{}}
+func newExampleSet(t *testing.T, reg *registry.Registry, variant int) *exampleSet {
+	x := &exampleSet{t: t, reg: reg, variant: variant, urns: map[string]string{}, values: map[string]any{}}
 	for _, e := range reg.Entities() {
 		for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
 			x.values[e.Name+"/"+a] = x.build(e.Name, a)
@@ -281,7 +304,10 @@ func (b *builder) build(s map[string]any, path string) any {
 	case "object":
 		props, _ := s["properties"].(map[string]any)
 		if s["x-union"] == true {
-			for _, k := range sortedKeys(props) {
+			keys := sortedKeys(props)
+			b.x.choices = max(b.x.choices, len(keys))
+			for i := range keys {
+				k := keys[(b.x.variant+i)%len(keys)]
 				if v := b.build(props[k].(map[string]any), path+"/"+k); v != nil {
 					return map[string]any{k: v}
 				}
@@ -310,13 +336,13 @@ func (b *builder) build(s map[string]any, path string) any {
 		return []any{}
 	case "string":
 		if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
-			return enum[0]
+			return enum[b.x.variant%len(enum)]
 		}
 		if s["format"] == "urn" {
 			return b.x.urn(b.urnType(s, path))
 		}
 		if b.key {
-			return "rt_" + b.entity + "_" + field
+			return fmt.Sprintf("rt%d_%s_%s", b.x.variant, b.entity, field)
 		}
 		return "roundtrip " + b.entity + " " + field
 	case "integer":
