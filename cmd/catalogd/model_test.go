@@ -51,7 +51,7 @@ func TestEveryAspectRoundTrip(t *testing.T) {
 			if checked != total {
 				t.Errorf("%d of %d aspects read back", checked, total)
 			}
-			t.Logf("%d entity types, %d aspects in %d variants written and read back", len(reg.Entities()), checked, len(sets))
+			t.Logf("%d entity types, %d aspects in %d variants written and read back; %d text searches", len(reg.Entities()), checked, len(sets), len(sets[0].textQueries()))
 
 			findAll := func(when string) {
 				t.Helper()
@@ -161,12 +161,13 @@ type exampleSet struct {
 	urns    map[string]string
 	values  map[string]any // entity/aspect
 	texts   []textQuery
+	texted  map[string]bool // entities with a text query
 }
 
 type textQuery struct{ entity, field, input string }
 
 func newExampleSet(t *testing.T, reg *registry.Registry, variant int) *exampleSet {
-	x := &exampleSet{t: t, reg: reg, variant: variant, urns: map[string]string{}, values: map[string]any{}}
+	x := &exampleSet{t: t, reg: reg, variant: variant, urns: map[string]string{}, values: map[string]any{}, texted: map[string]bool{}}
 	for _, e := range reg.Entities() {
 		for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
 			x.values[e.Name+"/"+a] = x.build(e.Name, a)
@@ -220,8 +221,9 @@ func (x *exampleSet) build(entity, aspect string) any {
 	}
 	b := x.builder(entity, x.reg.Aspect(aspect))
 	v := b.build(b.root, "")
+	// The first free-text field of the entity gives a search for it.
 	for _, s := range b.spec.Searchable {
-		if x.hasText(entity, s) {
+		if x.texted[entity] || !s.QueryByDefault {
 			continue
 		}
 		switch s.FieldType {
@@ -229,23 +231,14 @@ func (x *exampleSet) build(entity, aspect string) any {
 		default:
 			continue
 		}
-		for _, got := range registry.Extract(v, s.Path) {
-			if str, ok := got.(string); ok && s.QueryByDefault && !strings.HasPrefix(str, "urn:") {
+		if got := registry.Extract(v, s.Path); len(got) > 0 {
+			if str, ok := got[0].(string); ok && !strings.HasPrefix(str, "urn:") {
 				x.texts = append(x.texts, textQuery{entity: entity, field: s.FieldName, input: str})
+				x.texted[entity] = true
 			}
-			break
 		}
 	}
 	return v
-}
-
-func (x *exampleSet) hasText(entity string, _ catalog.SearchableSpec) bool {
-	for _, q := range x.texts {
-		if q.entity == entity {
-			return true
-		}
-	}
-	return false
 }
 
 func mustParseURN(t *testing.T, s string) catalog.URN {
