@@ -8,11 +8,13 @@
 // that is what DataHub's clients send. Session tokens (issued by POST /logIn)
 // are stateless and live until they expire. Personal tokens are also stored,
 // as dataHubAccessToken entities keyed by a salted SHA-256 of the token, so
-// that deleting the entity revokes them; a token whose entity is gone is
-// refused. Verified tokens are cached for a short while so that a request
-// pays for a map lookup rather than a signature check and a database read;
-// revoking evicts the entry at once in this process and records the
-// revocation in a table other replicas poll every second.
+// that deleting the entity revokes them. A token's signature is checked once
+// and its claims cached; what can end it early is read from the store on
+// every request, in one query over the primary key: a stored token's entity,
+// and whether its user exists and is neither suspended (corpUserStatus
+// SUSPENDED) nor soft-deleted (status removed), DataHub's test of an active
+// actor. So a revocation, suspension or deletion committed by any replica
+// holds for the next request on every replica.
 //
 // Secrets the service needs and nobody configured (the token signing key,
 // the token salt, the system client secret, the root password) are generated

@@ -90,6 +90,12 @@ func (l *loginLimiter) record(key string, ok bool, now time.Time) {
 // not say which was wrong.
 var errBadLogin = catalog.Errorf(catalog.Unauthorized, "Invalid username or password")
 
+// Client is where a login attempt comes from.
+type Client struct {
+	// Address is the client's network address.
+	Address string
+}
+
 // LoginResult is what a successful login returns.
 type LoginResult struct {
 	AccessToken string `json:"accessToken"`
@@ -99,7 +105,7 @@ type LoginResult struct {
 
 // Login checks a native user's password and issues a session token. Every
 // attempt is audited (LogInEvent or FailedLogInEvent).
-func (s *Service) Login(ctx context.Context, username, password, sourceIP string) (LoginResult, error) {
+func (s *Service) Login(ctx context.Context, username, password string, client Client) (LoginResult, error) {
 	username = strings.TrimSpace(username)
 	if username == "" || password == "" {
 		return LoginResult{}, catalog.Errorf(catalog.Invalid, "username and password are required")
@@ -108,7 +114,7 @@ func (s *Service) Login(ctx context.Context, username, password, sourceIP string
 	if _, err := catalog.ParseURN(urn); err != nil {
 		return LoginResult{}, errBadLogin
 	}
-	key := username + "\x00" + sourceIP
+	key := username + "\x00" + client.Address
 	now := s.now()
 	if err := s.logins.check(key, now); err != nil {
 		s.recordLogin(ctx, audit.FailedLogInEvent, urn)
@@ -148,25 +154,13 @@ func (s *Service) Login(ctx context.Context, username, password, sourceIP string
 // dummyCredentials are verified against for unknown users.
 var dummyCredentials = hashPassword(randomSecret(12))
 
-// active reports whether the user is not suspended or removed.
+// active reports whether the user exists and is not suspended or removed.
 func (s *Service) active(ctx context.Context, urn string) (bool, error) {
-	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"corpUserStatus", "status"})
+	m, err := s.db.LatestAspects(ctx, []string{urn}, userStateAspects)
 	if err != nil {
 		return false, fmt.Errorf("read status of %s: %w", urn, err)
 	}
-	for _, a := range m[urn] {
-		var v struct {
-			Status  string `json:"status"`
-			Removed bool   `json:"removed"`
-		}
-		if err := json.Unmarshal(a.Value, &v); err != nil {
-			return false, fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
-		}
-		if v.Removed || strings.EqualFold(v.Status, "SUSPENDED") {
-			return false, nil
-		}
-	}
-	return true, nil
+	return activeUser(urn, m[urn])
 }
 
 // recordLogin audits a login attempt. A failure to record is logged, not
@@ -198,7 +192,7 @@ func (s *Service) LoginHandler(writeError func(http.ResponseWriter, *http.Reques
 			writeError(w, r, catalog.Errorf(catalog.Invalid, "malformed request body: expected {\"username\", \"password\"}"))
 			return
 		}
-		sess, err := s.Login(r.Context(), in.Username, in.Password, ClientIP(r))
+		sess, err := s.Login(r.Context(), in.Username, in.Password, Client{Address: ClientIP(r)})
 		if le, ok := err.(*LockedError); ok {
 			writeLocked(w, r, le)
 			return

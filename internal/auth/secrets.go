@@ -12,8 +12,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// migrations are the auth tables: generated secrets, and revocations that
-// other replicas must learn of before their token caches expire.
+// migrations are the auth tables: generated secrets, and auth_revocation,
+// which is no longer written nor read (every request reads a token's state
+// from the store instead) but is kept while older replicas of a rolling
+// upgrade may still write it.
 var migrations = []store.Migration{{
 	Version: 1,
 	Name:    "auth_secret, auth_revocation",

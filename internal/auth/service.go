@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/audit"
@@ -54,14 +53,10 @@ type Service struct {
 	systemID     string
 	systemSecret string
 
-	tokens       tokenCache
-	tokenRecheck time.Duration // how long a stored token is trusted without a store read
+	tokens tokenCache
 
 	policies policyCache
 	logins   loginLimiter
-
-	pollMu     sync.Mutex
-	lastPolled int64
 }
 
 // Secrets reports which secrets New generated, for the operator.
@@ -80,12 +75,11 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, erro
 	}
 	s := &Service{
 		db: db, bun: db.Bun(), postgres: db.Dialect() == store.Postgres, cfg: cfg, now: time.Now,
-		tokens: tokenCache{m: map[string]*cachedToken{}}, tokenRecheck: time.Minute,
+		tokens: tokenCache{m: map[string]*cachedToken{}},
 		logins: loginLimiter{m: map[string]*loginState{}},
 	}
 	s.policies.svc = s
 	s.policies.ttl = 5 * time.Second
-	s.lastPolled = s.now().UnixMilli()
 	key := cfg.SigningKey
 	if key == "" {
 		v, _, err := s.secret(ctx, "token-signing-key", 32)
@@ -208,6 +202,33 @@ func (s *Service) SetPassword(ctx context.Context, actor, username, password str
 	return nil
 }
 
+// EnsureUser creates the user urn (active, named by its id) when it does
+// not exist, and reports whether it did. Tokens work only for users that
+// exist; callers must have checked the caller's right to create users.
+func (s *Service) EnsureUser(ctx context.Context, actor, urn string) (created bool, err error) {
+	u, err := catalog.ParseURN(urn)
+	if err != nil || u.EntityType() != "corpuser" {
+		return false, catalog.Errorf(catalog.Invalid, "%q is not a corpuser URN", urn)
+	}
+	if ok, err := s.exists(ctx, urn); err != nil || ok {
+		return false, err
+	}
+	props := []catalog.Proposal{proposal("corpuser", urn, "corpUserInfo", map[string]any{"active": true, "displayName": u.ID()})}
+	if _, err := s.ingest.Ingest(preauthorized(ctx), actor, props); err != nil {
+		return false, fmt.Errorf("create user %s: %w", urn, err)
+	}
+	return true, nil
+}
+
+// exists reports whether the user urn exists (has its key aspect).
+func (s *Service) exists(ctx context.Context, urn string) (bool, error) {
+	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"corpUserKey"})
+	if err != nil {
+		return false, fmt.Errorf("read user %s: %w", urn, err)
+	}
+	return len(m[urn]) > 0, nil
+}
+
 // proposal builds an UPSERT of one aspect.
 func proposal(entity, urn, aspect string, v any) catalog.Proposal {
 	b, _ := json.Marshal(v)
@@ -226,42 +247,4 @@ func preauthorized(ctx context.Context) context.Context {
 func isPreauthorized(ctx context.Context) bool {
 	v, _ := ctx.Value(preauthorizedKey{}).(bool)
 	return v
-}
-
-// Run polls for revocations made by other replicas until ctx ends, so that
-// a revoked token stops working everywhere within a second.
-func (s *Service) Run(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = s.pollRevocations(ctx)
-		}
-	}
-}
-
-func (s *Service) pollRevocations(ctx context.Context) error {
-	s.pollMu.Lock()
-	defer s.pollMu.Unlock()
-	// Overlap the window a little: a revocation committed just before the
-	// last poll may carry an earlier timestamp than the poll's.
-	since := s.lastPolled - 5000
-	now := s.now().UnixMilli()
-	rows, err := s.bun.DB.QueryContext(ctx, s.rebind("SELECT token_hash FROM auth_revocation WHERE revoked_on >= ?"), since)
-	if err != nil {
-		return fmt.Errorf("poll revocations: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return fmt.Errorf("poll revocations: %w", err)
-		}
-		s.tokens.evict(h)
-	}
-	s.lastPolled = now
-	return rows.Err()
 }
