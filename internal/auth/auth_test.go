@@ -195,6 +195,14 @@ func testTokensEndEverywhere(t *testing.T, dbA, dbB *store.DB) {
 
 // status is the status a request with token gets through s's middleware.
 func status(s *auth.Service, token string) int {
+	return statusWith(s, "Bearer "+token)
+}
+
+// statusWith is the status a request with the Authorization header h gets
+// through s's middleware.
+func statusWith(s *auth.Service, h string) int {
+	r := authRequest("")
+	r.Header.Set("Authorization", h)
 	w := httptest.NewRecorder()
 	s.Middleware(auth.MiddlewareConfig{Enabled: true, WriteError: func(w http.ResponseWriter, _ *http.Request, err error) {
 		switch catalog.KindOf(err) {
@@ -205,6 +213,6 @@ func status(s *auth.Service, token string) int {
 		default:
 			w.WriteHeader(500)
 		}
-	}}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, authRequest(token))
+	}}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, r)
 	return w.Code
 }

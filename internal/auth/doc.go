@@ -18,8 +18,13 @@
 //
 // Secrets the service needs and nobody configured (the token signing key,
 // the token salt, the system client secret, the root password) are generated
-// at first start, never taken from a well-known default, and kept in the
-// database, so that replicas sharing a database share them.
+// at first start, never taken from a well-known default. The database keeps
+// none that would let a copy of it act as anyone: the root password and the
+// system client secret only as hashes (the caller keeps the generated secret
+// for the operator), and the signing key, on the embedded store, in a file
+// of its own beside the database (Config.KeyFile). Replicas sharing a
+// PostgreSQL database can only share a generated key through it, so there
+// it is kept in the database unless the operator configures one.
 //
 // Users log in with a password checked against the corpUserCredentials
 // aspect, which holds an argon2id hash with its own salt. Consecutive failed

@@ -24,6 +24,11 @@ const DefaultSystemClientID = "__datahub_system"
 type Config struct {
 	// SigningKey signs access tokens (DATAHUB_TOKEN_SERVICE_SIGNING_KEY).
 	SigningKey string
+	// KeyFile, when set and SigningKey is not, is the file a generated
+	// signing key is kept in (readable by the owner only) rather than the
+	// database, so that a copy of the database alone cannot sign tokens.
+	// A key an older version kept in the database moves there.
+	KeyFile string
 	// SystemClientID and SystemClientSecret are the system client's
 	// credentials (DATAHUB_SYSTEM_CLIENT_ID / DATAHUB_SYSTEM_CLIENT_SECRET).
 	SystemClientID     string
@@ -48,10 +53,10 @@ type Service struct {
 	cfg      Config
 	now      func() time.Time
 
-	signingKey   []byte
-	tokenSalt    []byte
-	systemID     string
-	systemSecret string
+	signingKey []byte
+	tokenSalt  []byte
+	systemID   string
+	systemHash []byte // SHA-256 of the system client's secret
 
 	tokens tokenCache
 
@@ -59,13 +64,20 @@ type Service struct {
 	logins   loginLimiter
 }
 
-// Secrets reports which secrets New generated, for the operator.
+// Secrets reports, for the operator, what New generated and where it is.
 type Secrets struct {
 	// SystemSecretGenerated is true when the system client secret was
 	// generated (now or at an earlier start) rather than configured.
 	SystemSecretGenerated bool
 	SystemClientID        string
-	SystemClientSecret    string
+	// SystemClientSecret is the generated secret when this start knows it:
+	// when it generated it, or found it in clear in the database (where an
+	// older version kept it) and replaced it with its hash. The database
+	// keeps only the hash, so it is the caller's to keep for the operator.
+	SystemClientSecret string
+	// SigningKeyInDatabase is true when the signing key was generated and
+	// is kept in the database: neither configured nor given a KeyFile.
+	SigningKeyInDatabase bool
 }
 
 // New opens the auth tables in db and loads or generates the secrets.
@@ -80,17 +92,24 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, erro
 	}
 	s.policies.svc = s
 	s.policies.ttl = 5 * time.Second
+	out := Secrets{}
 	key := cfg.SigningKey
-	if key == "" {
-		v, _, err := s.secret(ctx, "token-signing-key", 32)
-		if err != nil {
+	var err error
+	switch {
+	case key != "":
+	case cfg.KeyFile != "":
+		if key, err = s.keyFile(ctx, cfg.KeyFile, secretSigningKey, 32); err != nil {
 			return nil, Secrets{}, err
 		}
-		key = v
+	default:
+		if key, _, err = s.secret(ctx, secretSigningKey, 32); err != nil {
+			return nil, Secrets{}, err
+		}
+		out.SigningKeyInDatabase = true
 	}
 	// Used as the raw string's bytes, as DataHub does with its key.
 	s.signingKey = []byte(key)
-	salt, _, err := s.secret(ctx, "token-salt", 16)
+	salt, _, err := s.secret(ctx, secretTokenSalt, 16)
 	if err != nil {
 		return nil, Secrets{}, err
 	}
@@ -99,15 +118,15 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, erro
 	if s.systemID == "" {
 		s.systemID = DefaultSystemClientID
 	}
-	out := Secrets{SystemClientID: s.systemID}
-	s.systemSecret = cfg.SystemClientSecret
-	if s.systemSecret == "" {
-		if s.systemSecret, _, err = s.secret(ctx, "system-client-secret", 24); err != nil {
+	out.SystemClientID = s.systemID
+	if cfg.SystemClientSecret != "" {
+		s.systemHash = hashSecret(cfg.SystemClientSecret)
+	} else {
+		if s.systemHash, out.SystemClientSecret, err = s.systemSecret(ctx); err != nil {
 			return nil, Secrets{}, err
 		}
 		out.SystemSecretGenerated = true
 	}
-	out.SystemClientSecret = s.systemSecret
 	return s, out, nil
 }
 
@@ -118,7 +137,7 @@ func (s *Service) SigningKey() []byte { return s.signingKey }
 func (s *Service) isSystemClient(id, secret string) bool {
 	// Both compared in full, so that timing reveals neither.
 	okID := subtle.ConstantTimeCompare([]byte(id), []byte(s.systemID))
-	okSecret := subtle.ConstantTimeCompare([]byte(secret), []byte(s.systemSecret))
+	okSecret := subtle.ConstantTimeCompare(hashSecret(secret), s.systemHash)
 	return okID&okSecret == 1
 }
 
