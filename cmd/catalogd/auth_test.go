@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -676,4 +680,111 @@ func signedWith(t testing.TB, key, user string) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// logInFrom posts a login with the given client and answers the status.
+func (s *authServer) logInFrom(t testing.TB, c *http.Client, user, password string) int {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"username": user, "password": password})
+	resp, err := c.Post(s.URL+"/logIn", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// clientFrom is an HTTP client whose connections come from the local
+// address ip (any of 127.0.0.0/8 reaches the server), with a cookie jar
+// when jar is true.
+func clientFrom(t testing.TB, ip string, jar bool) *http.Client {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+	if jar {
+		j, err := cookiejar.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Jar = j
+	}
+	return c
+}
+
+// TestAuthLoginParallel checks that failed logins are counted atomically:
+// of 60 wrong passwords sent at once exactly five are checked (401) and the
+// rest refused without a check (429).
+func TestAuthLoginParallel(t *testing.T) {
+	s := startAuthServer(t)
+	c := clientFrom(t, "127.0.0.1", false)
+	const n = 60
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- s.logInFrom(t, c, "datahub", fmt.Sprintf("wrong-password-%d", i))
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for st := range statuses {
+		count[st]++
+	}
+	if count[401] != 5 || count[429] != n-5 {
+		t.Errorf("of %d parallel wrong passwords: %v; want 5 checked (401), the rest refused (429)", n, count)
+	}
+}
+
+// TestAuthLoginLockoutSparesUser checks that failures caused by others do
+// not lock a user out: a client that logged in before (its device cookie)
+// and a client from another address log in while the attacker's address is
+// locked out, and neither a forged cookie nor one issued for another user
+// lifts a lockout.
+func TestAuthLoginLockoutSparesUser(t *testing.T) {
+	s := startAuthServer(t)
+	user := clientFrom(t, "127.0.0.1", true) // the admin's browser, at the attacker's address (a shared proxy)
+	if st := s.logInFrom(t, user, "datahub", testRootPassword); st != 200 {
+		t.Fatalf("first login: %d", st)
+	}
+	attacker := clientFrom(t, "127.0.0.1", true)
+	for i := range 6 {
+		if st := s.logInFrom(t, attacker, "datahub", fmt.Sprintf("guess-%d", i)); st != 401 && st != 429 {
+			t.Fatalf("guess %d: %d", i, st)
+		}
+	}
+	if st := s.logInFrom(t, attacker, "datahub", testRootPassword); st != 429 {
+		t.Errorf("attacker's address after six failures: %d, want 429", st)
+	}
+	u, _ := url.Parse(s.URL + "/logIn")
+	attacker.Jar.SetCookies(u, []*http.Cookie{{Name: "catalogd_device", Value: strings.Repeat("A", 43)}})
+	if st := s.logInFrom(t, attacker, "datahub", testRootPassword); st != 429 {
+		t.Errorf("attacker with a forged device cookie: %d, want 429", st)
+	}
+
+	if st := s.logInFrom(t, user, "datahub", testRootPassword); st != 200 {
+		t.Errorf("the user's client during the attacker's lockout: %d, want 200", st)
+	}
+	// A cookie is good for the user it was issued to only.
+	for i := range 6 {
+		s.logInFrom(t, attacker, "other", fmt.Sprintf("guess-%d", i))
+	}
+	if st := s.logInFrom(t, user, "other", "a-password"); st != 429 {
+		t.Errorf("datahub's device cookie logging in as another locked-out user: %d, want 429", st)
+	}
+	if st := s.logInFrom(t, clientFrom(t, "127.0.0.2", false), "datahub", testRootPassword); st != 200 {
+		t.Errorf("another address during the attacker's lockout: %d, want 200", st)
+	}
+	// The user's client has a budget of its own.
+	for i := range 5 {
+		if st := s.logInFrom(t, user, "datahub", fmt.Sprintf("typo-%d", i)); st != 401 {
+			t.Errorf("the user's typo %d: %d, want 401", i, st)
+		}
+	}
+	if st := s.logInFrom(t, user, "datahub", testRootPassword); st != 429 {
+		t.Errorf("the user's client after five typos of its own: %d, want 429", st)
+	}
 }

@@ -28,8 +28,10 @@
 //
 // Users log in with a password checked against the corpUserCredentials
 // aspect, which holds an argon2id hash with its own salt. Consecutive failed
-// logins for one user from one address are answered with a growing delay
-// window during which further attempts are refused.
+// logins for one user from one client (the device cookie of an earlier
+// login, else the network address) open a growing window during which that
+// client's further attempts are refused unchecked; login.go says why it is
+// keyed so.
 //
 // Authorization follows DataHub's policy model: dataHubPolicy entities grant
 // privileges to users, groups, roles, all users or a resource's owners, over

@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
@@ -54,6 +56,7 @@ type Service struct {
 	now      func() time.Time
 
 	signingKey []byte
+	deviceKey  []byte // MACs login device cookies
 	tokenSalt  []byte
 	systemID   string
 	systemHash []byte // SHA-256 of the system client's secret
@@ -109,6 +112,11 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, erro
 	}
 	// Used as the raw string's bytes, as DataHub does with its key.
 	s.signingKey = []byte(key)
+	// Derived, so that a device cookie never doubles as anything signed
+	// with the key itself.
+	mac := hmac.New(sha256.New, s.signingKey)
+	mac.Write([]byte("catalogd login device cookie"))
+	s.deviceKey = mac.Sum(nil)
 	salt, _, err := s.secret(ctx, secretTokenSalt, 16)
 	if err != nil {
 		return nil, Secrets{}, err
