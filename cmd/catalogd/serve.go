@@ -101,7 +101,6 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	go authSvc.Run(ctx)
 	// With --auth=false the authorizer allows everything.
 	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc)}
 	if db.Dialect() == store.SQLite {
