@@ -211,7 +211,8 @@ func (s *localSink) write(ctx context.Context, recs []record) (int, error) {
 
 // remoteSink sends records the way DataHub's Python emitter does: snapshots
 // to /entities?action=ingest, proposals to /aspects?action=ingestProposalBatch
-// with each aspect serialised into aspect.value.
+// with each aspect serialised into aspect.value. Records apply in file order:
+// consecutive proposals share a batch, which is sent before the next snapshot.
 type remoteSink struct {
 	reg    *registry.Registry
 	base   string
@@ -235,6 +236,17 @@ func isClientError(err error) bool {
 func (s *remoteSink) write(ctx context.Context, recs []record) (int, error) {
 	var proposals []json.RawMessage
 	n := 0
+	flush := func() error {
+		if len(proposals) == 0 {
+			return nil
+		}
+		if err := s.post(ctx, "/aspects?action=ingestProposalBatch", map[string]any{"proposals": proposals, "async": "false"}); err != nil {
+			return err
+		}
+		n += len(proposals)
+		proposals = proposals[:0]
+		return nil
+	}
 	for _, r := range recs {
 		var probe struct {
 			ProposedSnapshot json.RawMessage `json:"proposedSnapshot"`
@@ -243,34 +255,31 @@ func (s *remoteSink) write(ctx context.Context, recs []record) (int, error) {
 		if err := json.Unmarshal(r.raw, &probe); err != nil {
 			return n, catalog.Errorf(catalog.Invalid, "malformed record: %v", err)
 		}
-		if len(probe.ProposedSnapshot) > 0 {
-			props, err := ingest.DecodeSnapshot(s.reg, probe.ProposedSnapshot, nil)
+		if len(probe.ProposedSnapshot) == 0 {
+			p, err := valueForm(r.raw)
 			if err != nil {
 				return n, err
 			}
-			body := map[string]any{"entity": map[string]any{"value": probe.ProposedSnapshot}}
-			if len(probe.SystemMetadata) > 0 && string(probe.SystemMetadata) != "null" {
-				body["systemMetadata"] = probe.SystemMetadata
-			}
-			if err := s.post(ctx, "/entities?action=ingest", body); err != nil {
-				return n, err
-			}
-			n += len(props)
+			proposals = append(proposals, p)
 			continue
 		}
-		p, err := valueForm(r.raw)
+		props, err := ingest.DecodeSnapshot(s.reg, probe.ProposedSnapshot, nil)
 		if err != nil {
 			return n, err
 		}
-		proposals = append(proposals, p)
-	}
-	if len(proposals) > 0 {
-		if err := s.post(ctx, "/aspects?action=ingestProposalBatch", map[string]any{"proposals": proposals, "async": "false"}); err != nil {
+		if err := flush(); err != nil {
 			return n, err
 		}
-		n += len(proposals)
+		body := map[string]any{"entity": map[string]any{"value": probe.ProposedSnapshot}}
+		if len(probe.SystemMetadata) > 0 && string(probe.SystemMetadata) != "null" {
+			body["systemMetadata"] = probe.SystemMetadata
+		}
+		if err := s.post(ctx, "/entities?action=ingest", body); err != nil {
+			return n, err
+		}
+		n += len(props)
 	}
-	return n, nil
+	return n, flush()
 }
 
 // valueForm rewrites an MCP whose aspect is inlined as "json" into the rest.li
