@@ -108,9 +108,10 @@ func TestIngestCommand(t *testing.T) {
 }
 
 // TestIngestServerKeepsFileOrder loads files that mix legacy snapshots and
-// proposals for the same aspects with "catalogd ingest --server" and checks
-// that every aspect ends as applying the records one at a time, in file
-// order, leaves it: the loader batches, but never reorders.
+// proposals for the same aspects with "catalogd ingest", into a running
+// server (--server) and into a local store, and checks that every aspect
+// ends as applying the records one at a time, in file order, leaves it: the
+// loader batches, but never reorders.
 func TestIngestServerKeepsFileOrder(t *testing.T) {
 	ds := func(platform, name string) string {
 		return "urn:li:dataset:(urn:li:dataPlatform:" + platform + "," + name + ",PROD)"
