@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -33,6 +34,15 @@ type record struct {
 }
 
 func (r record) String() string { return fmt.Sprintf("%s record %d", r.file, r.index) }
+
+// check refuses a record that is not valid UTF-8, as the server refuses such
+// a request: decoding it would silently put U+FFFD in place of the bad bytes.
+func (r record) check() error {
+	if !utf8.Valid(r.raw) {
+		return catalog.Errorf(catalog.Invalid, "record is not valid UTF-8")
+	}
+	return nil
+}
 
 // sink writes records somewhere: the local store or a running server.
 type sink interface {
@@ -197,6 +207,9 @@ type localSink struct {
 func (s *localSink) write(ctx context.Context, recs []record) (int, error) {
 	var props []catalog.Proposal
 	for _, r := range recs {
+		if err := r.check(); err != nil {
+			return 0, err
+		}
 		ps, err := ingest.DecodeRecord(s.reg, r.raw)
 		if err != nil {
 			return 0, err
@@ -248,6 +261,9 @@ func (s *remoteSink) write(ctx context.Context, recs []record) (int, error) {
 		return nil
 	}
 	for _, r := range recs {
+		if err := r.check(); err != nil {
+			return n, err
+		}
 		var probe struct {
 			ProposedSnapshot json.RawMessage `json:"proposedSnapshot"`
 			SystemMetadata   json.RawMessage `json:"systemMetadata"`
