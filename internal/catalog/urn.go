@@ -120,7 +120,7 @@ func checkTuple(s string, depth int) error {
 				return fmt.Errorf("URNs nested more than %d deep", maxURNNesting)
 			}
 			if _, err := parseShape(part, depth+1); err != nil {
-				if _, inner := err.(*keyPartError); inner {
+				if _, nested := err.(*keyPartError); nested {
 					return err
 				}
 				return &keyPartError{part: part, err: err}
