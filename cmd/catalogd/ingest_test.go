@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/ingest"
@@ -157,7 +158,7 @@ func TestIngestServerKeepsFileOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			one := &remoteSink{reg: reg, base: oneByOne.URL, client: &http.Client{}}
+			one := &remoteSink{reg: reg, base: oneByOne.URL, client: &http.Client{Timeout: time.Minute}}
 			type target struct{ urn, aspect string }
 			var targets []target
 			for _, r := range recs {
