@@ -6,12 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -425,4 +429,225 @@ func TestAuthGeneratedSecrets(t *testing.T) {
 func readFileString(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
+}
+
+// statelessToken returns a stateless (not stored) token of user, issued by
+// the root user through GraphQL's getAccessToken.
+func (s *authServer) statelessToken(t testing.TB, user string) string {
+	t.Helper()
+	var got struct {
+		AccessToken string `json:"accessToken"`
+	}
+	s.mustGQL(t, s.admin, `query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
+		map[string]any{"u": user}, "getAccessToken", &got)
+	return got.AccessToken
+}
+
+// sessionToken returns a session token of the user named name, as POST
+// /logIn issues them.
+func sessionToken(t testing.TB, name string) string {
+	return signed(t, jwt.MapClaims{"actorType": "USER", "actorId": name, "type": "SESSION", "version": "1",
+		"sub": name, "iss": "datahub-metadata-service", "jti": name, "exp": time.Now().Add(time.Hour).Unix()})
+}
+
+// setUserStatus writes a user's corpUserStatus as the root user.
+func (s *authServer) setUserStatus(t testing.TB, user, status string) {
+	t.Helper()
+	s.ingestAsAdmin(t, mcp("corpuser", user, "corpUserStatus", map[string]any{"status": status,
+		"lastModified": map[string]any{"time": time.Now().UnixMilli(), "actor": "urn:li:corpuser:datahub"}}))
+}
+
+func (s *authServer) ingestAsAdmin(t testing.TB, proposal map[string]any) {
+	t.Helper()
+	if st, b := s.call(t, bearer(s.admin), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": proposal}); st != 200 {
+		t.Fatalf("ingest %v: %d %s", proposal, st, b)
+	}
+}
+
+// expectStatus checks the status each token gets for a read.
+func (s *authServer) expectStatus(t testing.TB, step string, want int, tokens map[string]string) {
+	t.Helper()
+	for name, tok := range tokens {
+		if st, b := s.call(t, bearer(tok), "GET", "/entitiesV2/"+pathEscape("urn:li:corpuser:datahub"), nil); st != want {
+			t.Errorf("%s: %s token answered %d, want %d: %.200s", step, name, st, want, b)
+		}
+	}
+}
+
+// TestAuthTokensEndWithUser checks that a user's personal and session
+// tokens stop working with the next request once the user is suspended,
+// soft-deleted, removed (removeUser) or hard-deleted, though the server has
+// them cached, and work again when a suspension or soft deletion is undone,
+// as in DataHub (403 "Actor is not active").
+func TestAuthTokensEndWithUser(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) { testAuthTokensEndWithUser(t, st.args) })
+	}
+}
+
+func testAuthTokensEndWithUser(t *testing.T, storeArgs []string) {
+	s := startAuthServer(t, storeArgs...)
+	tokensOf := func(name string) map[string]string {
+		personal, _ := s.cliToken(t, name)
+		return map[string]string{"personal": personal, "stateless": s.statelessToken(t, "urn:li:corpuser:"+name), "session": sessionToken(t, name)}
+	}
+	const user = "urn:li:corpuser:suspendable"
+	tokens := tokensOf("suspendable")
+	s.expectStatus(t, "fresh", 200, tokens)
+
+	s.setUserStatus(t, user, "SUSPENDED")
+	s.expectStatus(t, "suspended", 403, tokens)
+	s.setUserStatus(t, user, "ACTIVE")
+	s.expectStatus(t, "reactivated", 200, tokens)
+
+	s.ingestAsAdmin(t, mcp("corpuser", user, "status", map[string]any{"removed": true}))
+	s.expectStatus(t, "soft-deleted", 403, tokens)
+	s.ingestAsAdmin(t, mcp("corpuser", user, "status", map[string]any{"removed": false}))
+	s.expectStatus(t, "restored", 200, tokens)
+
+	s.mustGQL(t, s.admin, `mutation($u: String!) { removeUser(urn: $u) }`, map[string]any{"u": user}, "removeUser", nil)
+	s.expectStatus(t, "removed", 403, tokens)
+
+	deleted := tokensOf("deleted")
+	s.expectStatus(t, "fresh", 200, deleted)
+	if st, b := s.call(t, bearer(s.admin), "POST", "/entities?action=delete", map[string]any{"urn": "urn:li:corpuser:deleted"}); st != 200 {
+		t.Fatalf("hard delete: %d %s", st, b)
+	}
+	s.expectStatus(t, "hard-deleted", 403, deleted)
+}
+
+// TestAuthReplicasAgree checks, on two servers sharing one PostgreSQL
+// database, that a token revoked or a user suspended through one of them is
+// refused by the other with the very next request, though it had the token
+// cached.
+func TestAuthReplicasAgree(t *testing.T) {
+	dsn := os.Getenv("CATALOGD_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("CATALOGD_TEST_POSTGRES not set")
+	}
+	db := freshPostgres(t, dsn)
+	a := startAuthServer(t, "--store", db)
+	b := startAuthServer(t, "--store", db)
+	const create = `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "urn:li:corpuser:replicated", duration: ONE_DAY, name: "r"}) { accessToken metadata { id } } }`
+	a.cliToken(t, "replicated") // creates the user
+	var tok struct {
+		AccessToken string `json:"accessToken"`
+		Metadata    struct{ ID string }
+	}
+	a.mustGQL(t, a.admin, create, nil, "createAccessToken", &tok)
+	session := sessionToken(t, "replicated")
+	b.expectStatus(t, "fresh", 200, map[string]string{"personal": tok.AccessToken, "session": session})
+
+	a.mustGQL(t, a.admin, `mutation($id: String!) { revokeAccessToken(tokenId: $id) }`, map[string]any{"id": tok.Metadata.ID}, "revokeAccessToken", nil)
+	b.expectStatus(t, "revoked on the other replica", 401, map[string]string{"personal": tok.AccessToken})
+
+	a.setUserStatus(t, "urn:li:corpuser:replicated", "SUSPENDED")
+	b.expectStatus(t, "suspended on the other replica", 403, map[string]string{"session": session})
+}
+
+// logInFrom posts a login with the given client and answers the status.
+func (s *authServer) logInFrom(t testing.TB, c *http.Client, user, password string) int {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"username": user, "password": password})
+	resp, err := c.Post(s.URL+"/logIn", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// clientFrom is an HTTP client whose connections come from the local
+// address ip (any of 127.0.0.0/8 reaches the server), with a cookie jar
+// when jar is true.
+func clientFrom(t testing.TB, ip string, jar bool) *http.Client {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+	if jar {
+		j, err := cookiejar.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Jar = j
+	}
+	return c
+}
+
+// TestAuthLoginParallel checks that failed logins are counted atomically:
+// of 60 wrong passwords sent at once exactly five are checked (401) and the
+// rest refused without a check (429).
+func TestAuthLoginParallel(t *testing.T) {
+	s := startAuthServer(t)
+	c := clientFrom(t, "127.0.0.1", false)
+	const n = 60
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- s.logInFrom(t, c, "datahub", fmt.Sprintf("wrong-password-%d", i))
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for st := range statuses {
+		count[st]++
+	}
+	if count[401] != 5 || count[429] != n-5 {
+		t.Errorf("of %d parallel wrong passwords: %v; want 5 checked (401), the rest refused (429)", n, count)
+	}
+}
+
+// TestAuthLoginLockoutSparesUser checks that failures caused by others do
+// not lock a user out: a client that logged in before (its device cookie)
+// and a client from another address log in while the attacker's address is
+// locked out, and neither a forged cookie nor one issued for another user
+// lifts a lockout.
+func TestAuthLoginLockoutSparesUser(t *testing.T) {
+	s := startAuthServer(t)
+	user := clientFrom(t, "127.0.0.1", true) // the admin's browser, at the attacker's address (a shared proxy)
+	if st := s.logInFrom(t, user, "datahub", testRootPassword); st != 200 {
+		t.Fatalf("first login: %d", st)
+	}
+	attacker := clientFrom(t, "127.0.0.1", true)
+	for i := range 6 {
+		if st := s.logInFrom(t, attacker, "datahub", fmt.Sprintf("guess-%d", i)); st != 401 && st != 429 {
+			t.Fatalf("guess %d: %d", i, st)
+		}
+	}
+	if st := s.logInFrom(t, attacker, "datahub", testRootPassword); st != 429 {
+		t.Errorf("attacker's address after six failures: %d, want 429", st)
+	}
+	u, _ := url.Parse(s.URL + "/logIn")
+	attacker.Jar.SetCookies(u, []*http.Cookie{{Name: "catalogd_device", Value: strings.Repeat("A", 43)}})
+	if st := s.logInFrom(t, attacker, "datahub", testRootPassword); st != 429 {
+		t.Errorf("attacker with a forged device cookie: %d, want 429", st)
+	}
+
+	if st := s.logInFrom(t, user, "datahub", testRootPassword); st != 200 {
+		t.Errorf("the user's client during the attacker's lockout: %d, want 200", st)
+	}
+	// A cookie is good for the user it was issued to only.
+	for i := range 6 {
+		s.logInFrom(t, attacker, "other", fmt.Sprintf("guess-%d", i))
+	}
+	if st := s.logInFrom(t, user, "other", "a-password"); st != 429 {
+		t.Errorf("datahub's device cookie logging in as another locked-out user: %d, want 429", st)
+	}
+	if st := s.logInFrom(t, clientFrom(t, "127.0.0.2", false), "datahub", testRootPassword); st != 200 {
+		t.Errorf("another address during the attacker's lockout: %d, want 200", st)
+	}
+	// The user's client has a budget of its own.
+	for i := range 5 {
+		if st := s.logInFrom(t, user, "datahub", fmt.Sprintf("typo-%d", i)); st != 401 {
+			t.Errorf("the user's typo %d: %d, want 401", i, st)
+		}
+	}
+	if st := s.logInFrom(t, user, "datahub", testRootPassword); st != 429 {
+		t.Errorf("the user's client after five typos of its own: %d, want 429", st)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -33,6 +34,15 @@ type record struct {
 }
 
 func (r record) String() string { return fmt.Sprintf("%s record %d", r.file, r.index) }
+
+// check refuses a record that is not valid UTF-8, as the server refuses such
+// a request: decoding it would silently put U+FFFD in place of the bad bytes.
+func (r record) check() error {
+	if !utf8.Valid(r.raw) {
+		return catalog.Errorf(catalog.Invalid, "record is not valid UTF-8")
+	}
+	return nil
+}
 
 // sink writes records somewhere: the local store or a running server.
 type sink interface {
@@ -197,6 +207,9 @@ type localSink struct {
 func (s *localSink) write(ctx context.Context, recs []record) (int, error) {
 	var props []catalog.Proposal
 	for _, r := range recs {
+		if err := r.check(); err != nil {
+			return 0, err
+		}
 		ps, err := ingest.DecodeRecord(s.reg, r.raw)
 		if err != nil {
 			return 0, err
@@ -211,7 +224,8 @@ func (s *localSink) write(ctx context.Context, recs []record) (int, error) {
 
 // remoteSink sends records the way DataHub's Python emitter does: snapshots
 // to /entities?action=ingest, proposals to /aspects?action=ingestProposalBatch
-// with each aspect serialised into aspect.value.
+// with each aspect serialised into aspect.value. Records apply in file order:
+// consecutive proposals share a batch, which is sent before the next snapshot.
 type remoteSink struct {
 	reg    *registry.Registry
 	base   string
@@ -235,7 +249,21 @@ func isClientError(err error) bool {
 func (s *remoteSink) write(ctx context.Context, recs []record) (int, error) {
 	var proposals []json.RawMessage
 	n := 0
+	flush := func() error {
+		if len(proposals) == 0 {
+			return nil
+		}
+		if err := s.post(ctx, "/aspects?action=ingestProposalBatch", map[string]any{"proposals": proposals, "async": "false"}); err != nil {
+			return err
+		}
+		n += len(proposals)
+		proposals = proposals[:0]
+		return nil
+	}
 	for _, r := range recs {
+		if err := r.check(); err != nil {
+			return n, err
+		}
 		var probe struct {
 			ProposedSnapshot json.RawMessage `json:"proposedSnapshot"`
 			SystemMetadata   json.RawMessage `json:"systemMetadata"`
@@ -243,34 +271,31 @@ func (s *remoteSink) write(ctx context.Context, recs []record) (int, error) {
 		if err := json.Unmarshal(r.raw, &probe); err != nil {
 			return n, catalog.Errorf(catalog.Invalid, "malformed record: %v", err)
 		}
-		if len(probe.ProposedSnapshot) > 0 {
-			props, err := ingest.DecodeSnapshot(s.reg, probe.ProposedSnapshot, nil)
+		if len(probe.ProposedSnapshot) == 0 {
+			p, err := valueForm(r.raw)
 			if err != nil {
 				return n, err
 			}
-			body := map[string]any{"entity": map[string]any{"value": probe.ProposedSnapshot}}
-			if len(probe.SystemMetadata) > 0 && string(probe.SystemMetadata) != "null" {
-				body["systemMetadata"] = probe.SystemMetadata
-			}
-			if err := s.post(ctx, "/entities?action=ingest", body); err != nil {
-				return n, err
-			}
-			n += len(props)
+			proposals = append(proposals, p)
 			continue
 		}
-		p, err := valueForm(r.raw)
+		props, err := ingest.DecodeSnapshot(s.reg, probe.ProposedSnapshot, nil)
 		if err != nil {
 			return n, err
 		}
-		proposals = append(proposals, p)
-	}
-	if len(proposals) > 0 {
-		if err := s.post(ctx, "/aspects?action=ingestProposalBatch", map[string]any{"proposals": proposals, "async": "false"}); err != nil {
+		if err := flush(); err != nil {
 			return n, err
 		}
-		n += len(proposals)
+		body := map[string]any{"entity": map[string]any{"value": probe.ProposedSnapshot}}
+		if len(probe.SystemMetadata) > 0 && string(probe.SystemMetadata) != "null" {
+			body["systemMetadata"] = probe.SystemMetadata
+		}
+		if err := s.post(ctx, "/entities?action=ingest", body); err != nil {
+			return n, err
+		}
+		n += len(props)
 	}
-	return n, nil
+	return n, flush()
 }
 
 // valueForm rewrites an MCP whose aspect is inlined as "json" into the rest.li

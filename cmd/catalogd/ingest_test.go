@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/registry"
 )
 
 // runCLI runs the real program with args and returns its stdout, stderr and error.
@@ -102,4 +106,99 @@ func TestIngestCommand(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestIngestServerKeepsFileOrder loads files that mix legacy snapshots and
+// proposals for the same aspects with "catalogd ingest", into a running
+// server (--server) and into a local store, and checks that every aspect
+// ends as applying the records one at a time, in file order, leaves it: the
+// loader batches, but never reorders.
+func TestIngestServerKeepsFileOrder(t *testing.T) {
+	ds := func(platform, name string) string {
+		return "urn:li:dataset:(urn:li:dataPlatform:" + platform + "," + name + ",PROD)"
+	}
+	type orderFile struct {
+		path string
+		// want holds the final upstream of some datasets (and, under
+		// "<urn> tag", the tag): what the file's last record for them says.
+		want map[string]string
+	}
+	files := []orderFile{{filepath.Join("testdata", "ingest_mixed_forms.json"), map[string]string{
+		ds("hive", "order_a"): ds("hive", "order_up3"), ds("hive", "order_b"): ds("hive", "order_up3"),
+		ds("hive", "order_c"): ds("hive", "order_up2"), ds("hive", "order_c") + " tag": "urn:li:tag:last",
+	}}}
+	// DataHub's own dbt fixture for its UI tests: three BigQuery datasets get
+	// their lineage from a proposal first and from a snapshot later.
+	cypress := filepath.Join("..", "..", "..", "shared", "datahub-samples", "cypress_dbt_data.json")
+	if _, err := os.Stat(cypress); err == nil {
+		jaffle := "cypress_project.jaffle_shop."
+		want := map[string]string{}
+		for _, name := range []string{"stg_customers", "stg_orders", "stg_payments"} {
+			want[ds("bigquery", jaffle+name)] = ds("dbt", jaffle+name)
+		}
+		files = append(files, orderFile{cypress, want})
+	} else {
+		t.Logf("%s not found: only the synthetic file is checked", cypress)
+	}
+	reg := registry.Default()
+	for _, f := range files {
+		t.Run(filepath.Base(f.path), func(t *testing.T) {
+			// Loaded into a running server, and into a local store a server
+			// then serves.
+			remote, localDir := startServer(t), t.TempDir()
+			for _, args := range [][]string{{"--server", remote.URL}, {"--data-dir", localDir}} {
+				stdout, stderr, err := runCLI(t, append(append([]string{"ingest", "--quiet"}, args...), f.path)...)
+				if err != nil {
+					t.Fatalf("ingest %v: %v\n%s\n%s", args, err, stdout, stderr)
+				}
+			}
+			loaded := map[string]*testServer{"--server": remote, "--data-dir": startServer(t, "--data-dir", localDir)}
+			oneByOne := startServer(t)
+			recs, err := readRecords(f.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			one := &remoteSink{reg: reg, base: oneByOne.URL, client: &http.Client{Timeout: time.Minute}}
+			type target struct{ urn, aspect string }
+			var targets []target
+			for _, r := range recs {
+				if _, err := one.write(context.Background(), []record{r}); err != nil {
+					t.Fatalf("%s: %v", r, err)
+				}
+				props, err := ingest.DecodeRecord(reg, r.raw)
+				if err != nil {
+					t.Fatalf("%s: %v", r, err)
+				}
+				for _, p := range props {
+					if reg.Aspect(p.AspectName).Timeseries {
+						continue // values accumulate; there is no last one
+					}
+					if tg := (target{p.EntityURN, p.AspectName}); !slices.Contains(targets, tg) {
+						targets = append(targets, tg)
+					}
+				}
+			}
+			for mode, srv := range loaded {
+				for _, tg := range targets {
+					path := "/aspects/" + pathEscape(tg.urn) + "?aspect=" + tg.aspect + "&version=0"
+					got, want := jsonString(decode(t, srv.mustDo(t, 200, "GET", path, nil))["aspect"]), jsonString(decode(t, oneByOne.mustDo(t, 200, "GET", path, nil))["aspect"])
+					if got != want {
+						t.Errorf("ingest %s: %s of %s:\n  %s\nwant, as the records one by one give:\n  %s", mode, tg.aspect, tg.urn, got, want)
+					}
+				}
+				for key, want := range f.want {
+					urn, tag := strings.CutSuffix(key, " tag")
+					aspect, field, member := "upstreamLineage", "upstreams", "dataset"
+					if tag {
+						aspect, field, member = "globalTags", "tags", "tag"
+					}
+					v := readAspect(t, srv, urn, aspect)
+					items, _ := v[field].([]any)
+					if len(items) != 1 || items[0].(map[string]any)[member] != want {
+						t.Errorf("ingest %s: %s of %s = %s, want only %s, as the file's last record for it says", mode, aspect, urn, jsonString(v), want)
+					}
+				}
+			}
+		})
+	}
 }

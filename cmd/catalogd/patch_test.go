@@ -102,6 +102,39 @@ func TestPatchFailures(t *testing.T) {
 	srv.mustDo(t, 404, "GET", "/aspects/"+pathEscape(other)+"?aspect=status&version=0", nil)
 }
 
+// TestPatchAndURNTypesRefused checks through ingestProposal that JSON Patch
+// paths RFC 6901 and 6902 reject, and a URN of another entity where the
+// schema types the field with tag URNs, are answered 400 and change nothing.
+func TestPatchAndURNTypesRefused(t *testing.T) {
+	for _, db := range testStores(t) {
+		t.Run(db.name, func(t *testing.T) {
+			srv := startServer(t, db.args...)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", patchProposal(patchDataset, "globalTags", addTagOp("urn:li:tag:keep")))
+			want := jsonString(readAspect(t, srv, patchDataset, "globalTags"))
+			tag := map[string]any{"tag": "urn:li:tag:new"}
+			for _, tt := range []struct {
+				name string
+				body map[string]any
+			}{
+				{"index past the end", patchProposal(patchDataset, "globalTags", map[string]any{"op": "add", "path": "/tags/999", "value": tag})},
+				{"negative index", patchProposal(patchDataset, "globalTags", map[string]any{"op": "add", "path": "/tags/-5", "value": tag})},
+				{"escape ~2", patchProposal(patchDataset, "globalTags", map[string]any{"op": "add", "path": "/tags/urn:li:tag:a~2b", "value": tag})},
+				{"user as a tag by patch", patchProposal(patchDataset, "globalTags", addTagOp("urn:li:corpuser:datahub"))},
+				{"user as a tag by upsert", map[string]any{"proposal": mcp("dataset", patchDataset, "globalTags",
+					map[string]any{"tags": []any{map[string]any{"tag": "urn:li:corpuser:datahub"}}})}},
+			} {
+				status, body := srv.do(t, "POST", "/aspects?action=ingestProposal", tt.body)
+				if status != 400 {
+					t.Errorf("%s: status %d, want 400: %s", tt.name, status, body)
+				}
+				if got := jsonString(readAspect(t, srv, patchDataset, "globalTags")); got != want {
+					t.Fatalf("%s: globalTags changed to %s, want %s", tt.name, got, want)
+				}
+			}
+		})
+	}
+}
+
 // TestPatchSequenceInBatch checks that a patch sees the proposals before it in
 // the same request, and that /config announces PATCH support.
 func TestPatchSequenceInBatch(t *testing.T) {

@@ -101,7 +101,6 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	go authSvc.Run(ctx)
 	// With --auth=false the authorizer allows everything.
 	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc)}
 	if db.Dialect() == store.SQLite {
@@ -127,7 +126,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Ingest:       svc,
 		Actor:        actorOf,
 		MaxBody:      *maxBody,
-		ServerConfig: serverConfig(base),
+		ServerConfig: serverConfig(base, getenv),
 	})
 	api.ServeRelationships()
 	api.RegisterSearch(ss.service, ss.restorer)
@@ -186,10 +185,17 @@ func actorOf(r *http.Request) string {
 	return catalog.SystemActor
 }
 
+// datahubVersion is the DataHub release whose interface catalogd serves.
+// /config reports it, with a "v", as the server's version; it is kept below
+// 1.0.1 so SDKs keep using the rest.li endpoints catalogd serves.
+const datahubVersion = "0.14.1"
+
 // serverConfig is the GET /config document. DataHub's Python SDK refuses to
-// talk to a server whose noCode is not the string "true"; the version is kept
-// below 1.0.1 so SDKs keep using the rest.li endpoints catalogd serves.
-func serverConfig(base string) map[string]any {
+// talk to a server whose noCode is not the string "true".
+// managedIngestion.defaultCliVersion is the DataHub CLI version that works
+// with the server, which DataHub derives from its own release version and
+// lets UI_INGESTION_DEFAULT_CLI_VERSION override.
+func serverConfig(base string, getenv func(string) string) map[string]any {
 	return map[string]any{
 		"noCode":                   "true",
 		"retention":                "true",
@@ -199,12 +205,15 @@ func serverConfig(base string) map[string]any {
 		"timeZone":                 "UTC",
 		"baseUrl":                  base,
 		"versions": map[string]any{
-			"acryldata/datahub": map[string]any{"version": "v0.14.1", "commit": "catalogd-" + Version},
+			"acryldata/datahub": map[string]any{"version": "v" + datahubVersion, "commit": "catalogd-" + Version},
 			"catalogd":          map[string]any{"version": Version},
 		},
-		"datahub":          map[string]any{"serverType": "prod", "serverEnv": "core"},
-		"managedIngestion": map[string]any{"enabled": false, "defaultCliVersion": ""},
-		"telemetry":        map[string]any{"enabledCli": false, "enabledIngestion": false},
+		"datahub": map[string]any{"serverType": "prod", "serverEnv": "core"},
+		"managedIngestion": map[string]any{
+			"enabled":           false,
+			"defaultCliVersion": envOr(getenv, "UI_INGESTION_DEFAULT_CLI_VERSION", datahubVersion),
+		},
+		"telemetry": map[string]any{"enabledCli": false, "enabledIngestion": false},
 	}
 }
 

@@ -16,8 +16,10 @@ const tokenUsage = `usage: catalogd token create --user NAME [--name NAME] [--du
 
 Creates a personal access token for the user, stored (hashed) like one made
 through GraphQL's createAccessToken, so that it can be listed and revoked, and
-prints it on stdout. It works on the store directly: whoever can run it can
-read the database anyway.
+prints it on stdout. A user that does not exist is created (active, without a
+password): tokens work only for users that exist and are neither suspended
+nor removed. It works on the store directly: whoever can run it can read the
+database anyway.
 `
 
 // runToken is "catalogd token": access tokens for scripts.
@@ -61,6 +63,13 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	// The root password, if generated here, goes to stderr: stdout is the token.
 	if err := bootstrapAuth(ctx, svc, ing, rec, stderr); err != nil {
 		return err
+	}
+	created, err := svc.EnsureUser(ctx, catalog.SystemActor, urn)
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(stderr, "user %s created\n", urn)
 	}
 	token, meta, err := svc.CreateAccessToken(ctx, catalog.SystemActor, urn, *name, "created with catalogd token create", *duration)
 	if err != nil {

@@ -2825,8 +2825,12 @@ type ClientInterface interface {
 	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
 	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-	// attempts in a row for one user from one address, further attempts are refused with 429
-	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	// attempts in a row for one user from one client, further attempts from that client are
+	// refused with 429 and `Retry-After`, without checking the password, for a window that
+	// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+	// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+	// user), or else the network address: failures others cause lock neither a client that
+	// logged in as the user before nor another address. Never requires credentials.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2838,8 +2842,12 @@ type ClientInterface interface {
 	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
 	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-	// attempts in a row for one user from one address, further attempts are refused with 429
-	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	// attempts in a row for one user from one client, further attempts from that client are
+	// refused with 429 and `Retry-After`, without checking the password, for a window that
+	// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+	// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+	// user), or else the network address: failures others cause lock neither a client that
+	// logged in as the user before nor another address. Never requires credentials.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3427,8 +3435,12 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // Checks a native user's password and issues a session access token (a JWT, type SESSION,
 // valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 // audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-// attempts in a row for one user from one address, further attempts are refused with 429
-// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+// attempts in a row for one user from one client, further attempts from that client are
+// refused with 429 and `Retry-After`, without checking the password, for a window that
+// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+// user), or else the network address: failures others cause lock neither a client that
+// logged in as the user before nor another address. Never requires credentials.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3450,8 +3462,12 @@ func (c *Client) LogInWithBody(ctx context.Context, contentType string, body io.
 // Checks a native user's password and issues a session access token (a JWT, type SESSION,
 // valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 // audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-// attempts in a row for one user from one address, further attempts are refused with 429
-// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+// attempts in a row for one user from one client, further attempts from that client are
+// refused with 429 and `Retry-After`, without checking the password, for a window that
+// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+// user), or else the network address: failures others cause lock neither a client that
+// logged in as the user before nor another address. Never requires credentials.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5500,8 +5516,12 @@ type ClientWithResponsesInterface interface {
 	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
 	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-	// attempts in a row for one user from one address, further attempts are refused with 429
-	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	// attempts in a row for one user from one client, further attempts from that client are
+	// refused with 429 and `Retry-After`, without checking the password, for a window that
+	// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+	// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+	// user), or else the network address: failures others cause lock neither a client that
+	// logged in as the user before nor another address. Never requires credentials.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5513,8 +5533,12 @@ type ClientWithResponsesInterface interface {
 	// Checks a native user's password and issues a session access token (a JWT, type SESSION,
 	// valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 	// audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-	// attempts in a row for one user from one address, further attempts are refused with 429
-	// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+	// attempts in a row for one user from one client, further attempts from that client are
+	// refused with 429 and `Retry-After`, without checking the password, for a window that
+	// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+	// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+	// user), or else the network address: failures others cause lock neither a client that
+	// logged in as the user before nor another address. Never requires credentials.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6642,6 +6666,11 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// LogInResponse200Headers the declared response headers of an HTTP 200 response for LogIn
+type LogInResponse200Headers struct {
+	SetCookie *string
+}
+
 // LogInResponse4XXHeaders the declared response headers of an HTTP 4XX response for LogIn
 type LogInResponse4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -6663,6 +6692,8 @@ type LogInResponse struct {
 	JSON4XX *RestliErrorResponse
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *RestliErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *LogInResponse200Headers
 	// Headers4XX the parsed response headers for an HTTP 4XX response
 	Headers4XX *LogInResponse4XXHeaders
 	// Headers5XX the parsed response headers for an HTTP 5XX response
@@ -7618,8 +7649,12 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 // Checks a native user's password and issues a session access token (a JWT, type SESSION,
 // valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 // audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-// attempts in a row for one user from one address, further attempts are refused with 429
-// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+// attempts in a row for one user from one client, further attempts from that client are
+// refused with 429 and `Retry-After`, without checking the password, for a window that
+// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+// user), or else the network address: failures others cause lock neither a client that
+// logged in as the user before nor another address. Never requires credentials.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7637,8 +7672,12 @@ func (c *ClientWithResponses) LogInWithBodyWithResponse(ctx context.Context, con
 // Checks a native user's password and issues a session access token (a JWT, type SESSION,
 // valid for one day) to send as `Authorization: Bearer <accessToken>`. Every attempt is
 // audited (LogInEvent or FailedLogInEvent, loginSource PASSWORD_LOGIN). After five failed
-// attempts in a row for one user from one address, further attempts are refused with 429
-// and `Retry-After` for a window that doubles with each failure. Never requires credentials.
+// attempts in a row for one user from one client, further attempts from that client are
+// refused with 429 and `Retry-After`, without checking the password, for a window that
+// doubles with each failure (up to 15 minutes); parallel attempts are counted as they
+// start. A client is the `catalogd_device` cookie a successful login sets (bound to the
+// user), or else the network address: failures others cause lock neither a client that
+// logged in as the user before nor another address. Never requires credentials.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -8962,6 +9001,16 @@ func ParseLogInResponse(rsp *http.Response) (*LogInResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers LogInResponse200Headers
+		if values := rsp.Header.Values("Set-Cookie"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Set-Cookie", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SetCookie = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode/100 == 4:
 		var headers LogInResponse4XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {

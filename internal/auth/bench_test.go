@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -15,18 +14,21 @@ import (
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/store/storetest"
 )
 
 // setup opens a fresh SQLite store with the auth service bootstrapped.
 func setup(tb testing.TB) (*auth.Service, *ingest.Service) {
 	tb.Helper()
+	return setupOn(tb, storetest.Open(tb, storetest.SQLiteDSN(tb)))
+}
+
+// setupOn bootstraps an auth service on db, as a server does: each call on
+// one database is another replica.
+func setupOn(tb testing.TB, db *store.DB) (*auth.Service, *ingest.Service) {
+	tb.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(tb.TempDir(), "a.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	svc, _, err := auth.New(ctx, db, auth.Config{SystemClientSecret: "s3cret", RootPassword: "root-password"})
+	svc, _, err := auth.New(ctx, db, auth.Config{SigningKey: "bench-signing-key", SystemClientSecret: "s3cret", RootPassword: "root-password"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -45,10 +47,17 @@ func setup(tb testing.TB) (*auth.Service, *ingest.Service) {
 // a request: the middleware around a handler that does nothing, for a read
 // of one entity (view privilege checked against the policies).
 func BenchmarkMiddleware(b *testing.B) {
-	svc, _ := setup(b)
+	storetest.Bench(b, benchMiddleware)
+}
+
+func benchMiddleware(b *testing.B, db *store.DB) {
+	svc, _ := setupOn(b, db)
 	ctx := context.Background()
-	session, err := svc.Login(ctx, "datahub", "root-password", "127.0.0.1")
+	session, err := svc.Login(ctx, "datahub", "root-password", auth.Client{Address: "127.0.0.1"})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.EnsureUser(ctx, catalog.SystemActor, "urn:li:corpuser:reader"); err != nil {
 		b.Fatal(err)
 	}
 	personal, _, err := svc.CreateAccessToken(ctx, catalog.SystemActor, "urn:li:corpuser:reader", "bench", "", time.Hour)

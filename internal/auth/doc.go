@@ -8,21 +8,30 @@
 // that is what DataHub's clients send. Session tokens (issued by POST /logIn)
 // are stateless and live until they expire. Personal tokens are also stored,
 // as dataHubAccessToken entities keyed by a salted SHA-256 of the token, so
-// that deleting the entity revokes them; a token whose entity is gone is
-// refused. Verified tokens are cached for a short while so that a request
-// pays for a map lookup rather than a signature check and a database read;
-// revoking evicts the entry at once in this process and records the
-// revocation in a table other replicas poll every second.
+// that deleting the entity revokes them. A token's signature is checked once
+// and its claims cached; what can end it early is read from the store on
+// every request, in one query over the primary key: a stored token's entity,
+// and whether its user exists and is neither suspended (corpUserStatus
+// SUSPENDED) nor soft-deleted (status removed), DataHub's test of an active
+// actor. So a revocation, suspension or deletion committed by any replica
+// holds for the next request on every replica.
 //
 // Secrets the service needs and nobody configured (the token signing key,
 // the token salt, the system client secret, the root password) are generated
-// at first start, never taken from a well-known default, and kept in the
-// database, so that replicas sharing a database share them.
+// at first start, never taken from a well-known default. The database keeps
+// none that would let a copy of it act as anyone: the root password and the
+// system client secret only as hashes (the caller keeps the generated secret
+// for the operator), and the signing key, on the embedded store, in a file
+// of its own beside the database (Config.KeyFile). Replicas sharing a
+// PostgreSQL database can only share a generated key through it, so there
+// it is kept in the database unless the operator configures one.
 //
 // Users log in with a password checked against the corpUserCredentials
 // aspect, which holds an argon2id hash with its own salt. Consecutive failed
-// logins for one user from one address are answered with a growing delay
-// window during which further attempts are refused.
+// logins for one user from one client (the device cookie of an earlier
+// login, else the network address) open a growing window during which that
+// client's further attempts are refused unchecked; login.go says why it is
+// keyed so.
 //
 // Authorization follows DataHub's policy model: dataHubPolicy entities grant
 // privileges to users, groups, roles, all users or a resource's owners, over

@@ -72,7 +72,7 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 		}
 		a, err := s.parseAuthorization(ctx, h)
 		if err != nil {
-			if catalog.KindOf(err) != catalog.Unauthorized {
+			if k := catalog.KindOf(err); k != catalog.Unauthorized && k != catalog.Forbidden {
 				slog.ErrorContext(ctx, "authenticate request", "err", err)
 			}
 			c.WriteError(w, r, err)

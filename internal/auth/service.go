@@ -2,10 +2,11 @@ package auth
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/audit"
@@ -25,6 +26,11 @@ const DefaultSystemClientID = "__datahub_system"
 type Config struct {
 	// SigningKey signs access tokens (DATAHUB_TOKEN_SERVICE_SIGNING_KEY).
 	SigningKey string
+	// KeyFile, when set and SigningKey is not, is the file a generated
+	// signing key is kept in (readable by the owner only) rather than the
+	// database, so that a copy of the database alone cannot sign tokens.
+	// A key an older version kept in the database moves there.
+	KeyFile string
 	// SystemClientID and SystemClientSecret are the system client's
 	// credentials (DATAHUB_SYSTEM_CLIENT_ID / DATAHUB_SYSTEM_CLIENT_SECRET).
 	SystemClientID     string
@@ -49,28 +55,32 @@ type Service struct {
 	cfg      Config
 	now      func() time.Time
 
-	signingKey   []byte
-	tokenSalt    []byte
-	systemID     string
-	systemSecret string
+	signingKey []byte
+	deviceKey  []byte // MACs login device cookies
+	tokenSalt  []byte
+	systemID   string
+	systemHash []byte // SHA-256 of the system client's secret
 
-	tokens       tokenCache
-	tokenRecheck time.Duration // how long a stored token is trusted without a store read
+	tokens tokenCache
 
 	policies policyCache
 	logins   loginLimiter
-
-	pollMu     sync.Mutex
-	lastPolled int64
 }
 
-// Secrets reports which secrets New generated, for the operator.
+// Secrets reports, for the operator, what New generated and where it is.
 type Secrets struct {
 	// SystemSecretGenerated is true when the system client secret was
 	// generated (now or at an earlier start) rather than configured.
 	SystemSecretGenerated bool
 	SystemClientID        string
-	SystemClientSecret    string
+	// SystemClientSecret is the generated secret when this start knows it:
+	// when it generated it, or found it in clear in the database (where an
+	// older version kept it) and replaced it with its hash. The database
+	// keeps only the hash, so it is the caller's to keep for the operator.
+	SystemClientSecret string
+	// SigningKeyInDatabase is true when the signing key was generated and
+	// is kept in the database: neither configured nor given a KeyFile.
+	SigningKeyInDatabase bool
 }
 
 // New opens the auth tables in db and loads or generates the secrets.
@@ -80,23 +90,34 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, erro
 	}
 	s := &Service{
 		db: db, bun: db.Bun(), postgres: db.Dialect() == store.Postgres, cfg: cfg, now: time.Now,
-		tokens: tokenCache{m: map[string]*cachedToken{}}, tokenRecheck: time.Minute,
+		tokens: tokenCache{m: map[string]*cachedToken{}},
 		logins: loginLimiter{m: map[string]*loginState{}},
 	}
 	s.policies.svc = s
 	s.policies.ttl = 5 * time.Second
-	s.lastPolled = s.now().UnixMilli()
+	out := Secrets{}
 	key := cfg.SigningKey
-	if key == "" {
-		v, _, err := s.secret(ctx, "token-signing-key", 32)
-		if err != nil {
+	var err error
+	switch {
+	case key != "":
+	case cfg.KeyFile != "":
+		if key, err = s.keyFile(ctx, cfg.KeyFile, secretSigningKey, 32); err != nil {
 			return nil, Secrets{}, err
 		}
-		key = v
+	default:
+		if key, _, err = s.secret(ctx, secretSigningKey, 32); err != nil {
+			return nil, Secrets{}, err
+		}
+		out.SigningKeyInDatabase = true
 	}
 	// Used as the raw string's bytes, as DataHub does with its key.
 	s.signingKey = []byte(key)
-	salt, _, err := s.secret(ctx, "token-salt", 16)
+	// Derived, so that a device cookie never doubles as anything signed
+	// with the key itself.
+	mac := hmac.New(sha256.New, s.signingKey)
+	mac.Write([]byte("catalogd login device cookie"))
+	s.deviceKey = mac.Sum(nil)
+	salt, _, err := s.secret(ctx, secretTokenSalt, 16)
 	if err != nil {
 		return nil, Secrets{}, err
 	}
@@ -105,15 +126,15 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Service, Secrets, erro
 	if s.systemID == "" {
 		s.systemID = DefaultSystemClientID
 	}
-	out := Secrets{SystemClientID: s.systemID}
-	s.systemSecret = cfg.SystemClientSecret
-	if s.systemSecret == "" {
-		if s.systemSecret, _, err = s.secret(ctx, "system-client-secret", 24); err != nil {
+	out.SystemClientID = s.systemID
+	if cfg.SystemClientSecret != "" {
+		s.systemHash = hashSecret(cfg.SystemClientSecret)
+	} else {
+		if s.systemHash, out.SystemClientSecret, err = s.systemSecret(ctx); err != nil {
 			return nil, Secrets{}, err
 		}
 		out.SystemSecretGenerated = true
 	}
-	out.SystemClientSecret = s.systemSecret
 	return s, out, nil
 }
 
@@ -124,7 +145,7 @@ func (s *Service) SigningKey() []byte { return s.signingKey }
 func (s *Service) isSystemClient(id, secret string) bool {
 	// Both compared in full, so that timing reveals neither.
 	okID := subtle.ConstantTimeCompare([]byte(id), []byte(s.systemID))
-	okSecret := subtle.ConstantTimeCompare([]byte(secret), []byte(s.systemSecret))
+	okSecret := subtle.ConstantTimeCompare(hashSecret(secret), s.systemHash)
 	return okID&okSecret == 1
 }
 
@@ -208,6 +229,33 @@ func (s *Service) SetPassword(ctx context.Context, actor, username, password str
 	return nil
 }
 
+// EnsureUser creates the user urn (active, named by its id) when it does
+// not exist, and reports whether it did. Tokens work only for users that
+// exist; callers must have checked the caller's right to create users.
+func (s *Service) EnsureUser(ctx context.Context, actor, urn string) (created bool, err error) {
+	u, err := catalog.ParseURN(urn)
+	if err != nil || u.EntityType() != "corpuser" {
+		return false, catalog.Errorf(catalog.Invalid, "%q is not a corpuser URN", urn)
+	}
+	if ok, err := s.exists(ctx, urn); err != nil || ok {
+		return false, err
+	}
+	props := []catalog.Proposal{proposal("corpuser", urn, "corpUserInfo", map[string]any{"active": true, "displayName": u.ID()})}
+	if _, err := s.ingest.Ingest(preauthorized(ctx), actor, props); err != nil {
+		return false, fmt.Errorf("create user %s: %w", urn, err)
+	}
+	return true, nil
+}
+
+// exists reports whether the user urn exists (has its key aspect).
+func (s *Service) exists(ctx context.Context, urn string) (bool, error) {
+	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"corpUserKey"})
+	if err != nil {
+		return false, fmt.Errorf("read user %s: %w", urn, err)
+	}
+	return len(m[urn]) > 0, nil
+}
+
 // proposal builds an UPSERT of one aspect.
 func proposal(entity, urn, aspect string, v any) catalog.Proposal {
 	b, _ := json.Marshal(v)
@@ -226,42 +274,4 @@ func preauthorized(ctx context.Context) context.Context {
 func isPreauthorized(ctx context.Context) bool {
 	v, _ := ctx.Value(preauthorizedKey{}).(bool)
 	return v
-}
-
-// Run polls for revocations made by other replicas until ctx ends, so that
-// a revoked token stops working everywhere within a second.
-func (s *Service) Run(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = s.pollRevocations(ctx)
-		}
-	}
-}
-
-func (s *Service) pollRevocations(ctx context.Context) error {
-	s.pollMu.Lock()
-	defer s.pollMu.Unlock()
-	// Overlap the window a little: a revocation committed just before the
-	// last poll may carry an earlier timestamp than the poll's.
-	since := s.lastPolled - 5000
-	now := s.now().UnixMilli()
-	rows, err := s.bun.DB.QueryContext(ctx, s.rebind("SELECT token_hash FROM auth_revocation WHERE revoked_on >= ?"), since)
-	if err != nil {
-		return fmt.Errorf("poll revocations: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return fmt.Errorf("poll revocations: %w", err)
-		}
-		s.tokens.evict(h)
-	}
-	s.lastPolled = now
-	return rows.Err()
 }

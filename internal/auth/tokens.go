@@ -95,6 +95,26 @@ func (s *Service) mayManageTokensOf(ctx context.Context, caller, actor, what str
 	return s.Require(ctx, caller, Resource{}, what, privs...)
 }
 
+// mayIssueFor checks that a token for actor could be used: only a user that
+// exists can authenticate (see live), so a token for any other would be
+// refused on first use.
+func (s *Service) mayIssueFor(ctx context.Context, actor string) error {
+	if u, err := catalog.ParseURN(actor); err != nil || u.EntityType() != "corpuser" {
+		return catalog.Errorf(catalog.Invalid, "actor %q is not a corpuser URN", actor)
+	}
+	if actor == catalog.SystemActor {
+		return nil
+	}
+	ok, err := s.exists(ctx, actor)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return catalog.Errorf(catalog.NotFound, "user %s does not exist", actor)
+	}
+	return nil
+}
+
 // CreateAccessToken creates a personal token for actor on behalf of caller
 // and stores it (hashed), so that it can be listed and revoked. The token
 // itself is returned once and never stored.
@@ -103,6 +123,9 @@ func (s *Service) CreateAccessToken(ctx context.Context, caller, actor, name, de
 		return "", TokenMeta{}, catalog.Errorf(catalog.Invalid, "a token name is required")
 	}
 	if err := s.mayManageTokensOf(ctx, caller, actor, "create access tokens for "+actor); err != nil {
+		return "", TokenMeta{}, err
+	}
+	if err := s.mayIssueFor(ctx, actor); err != nil {
 		return "", TokenMeta{}, err
 	}
 	token, id, exp, err := s.issue(actor, Personal, ttl, true)
@@ -134,6 +157,9 @@ func (s *Service) IssueToken(ctx context.Context, caller, actor, typ string, ttl
 	if err := s.mayManageTokensOf(ctx, caller, actor, "generate access tokens for "+actor); err != nil {
 		return "", err
 	}
+	if err := s.mayIssueFor(ctx, actor); err != nil {
+		return "", err
+	}
 	token, _, _, err := s.issue(actor, typ, ttl, false)
 	if err != nil {
 		return "", err
@@ -141,8 +167,8 @@ func (s *Service) IssueToken(ctx context.Context, caller, actor, typ string, ttl
 	return token, nil
 }
 
-// RevokeAccessToken deletes the stored token id; it stops working at once
-// in this process and within a second in the others.
+// RevokeAccessToken deletes the stored token id; it stops working with the
+// next request, in every process sharing the store.
 func (s *Service) RevokeAccessToken(ctx context.Context, caller, id string) error {
 	meta, err := s.tokenInfo(ctx, id)
 	if err != nil {
@@ -163,10 +189,6 @@ func (s *Service) RevokeAccessToken(ctx context.Context, caller, id string) erro
 	}}); err != nil {
 		return fmt.Errorf("revoke access token: %w", err)
 	}
-	// RecordChanges has evicted it and recorded the revocation for the
-	// other replicas; evicting again after the commit closes the window in
-	// which a concurrent request could have re-verified it.
-	s.tokens.evict(id)
 	return nil
 }
 

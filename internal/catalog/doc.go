@@ -8,6 +8,9 @@
 // tuple of values in the order of the entity's key fields. An entity is made
 // of named aspects — ownership, schemaMetadata, status — each a JSON object
 // following the aspect's schema. The key aspect holds the URN's key fields.
+// A URN is text that must print as what it is: ParseURN refuses control and
+// bidirectional formatting characters, invalid UTF-8 and what decoders leave
+// of it, and URNs over DataHub's length limit, wherever a URN comes in.
 // Which aspects an entity may carry, their schemas, the search fields and the
 // relationships they contribute all come from the schemas/ directory through
 // the generated registry; EntitySpec and AspectSpec are its shape.

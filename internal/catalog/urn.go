@@ -1,6 +1,11 @@
 package catalog
 
-import "strings"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // URN identifies an entity: urn:li:<entityType>:<id>, where a multi-part id is
 // a parenthesised tuple whose parts may themselves be URNs, e.g.
@@ -13,30 +18,179 @@ type URN struct {
 
 const urnPrefix = "urn:li:"
 
-// ParseURN parses s as an entity URN. It checks the shape only; whether the
-// entity type exists and the key parts fit is the registry's business.
+// MaxURNLength is the longest URN accepted, in bytes once URL-encoded as
+// DataHub measures it (java.net.URLEncoder: letters, digits, ".", "-", "*",
+// "_" and the space count one byte, every other byte of the UTF-8 text three).
+// DataHub exempts schemaField URNs, which embed a whole dataset URN.
+const MaxURNLength = 512
+
+// maxURNNesting bounds how deep URNs nest in key parts, so that a hostile
+// URN cannot make the parser recurse without end.
+const maxURNNesting = 8
+
+// ParseURN parses s as an entity URN. It checks the shape (nested URNs in
+// key parts included) and the text: valid UTF-8 without control characters,
+// bidirectional formatting characters, the replacement character U+FFFD
+// (what decoders leave of invalid UTF-8), DataHub's reserved delimiter ␟ or
+// trailing whitespace, and no longer than MaxURNLength. Two URNs that
+// print alike therefore identify the same entity. Whether the entity type
+// exists and the key parts fit is the registry's business. Errors are of
+// kind Invalid and quote the URN safely (escaped, truncated when long).
 func ParseURN(s string) (URN, error) {
 	if !strings.HasPrefix(s, urnPrefix) {
-		return URN{}, Errorf(Invalid, "malformed URN %q: must start with %q", s, urnPrefix)
+		return URN{}, Errorf(Invalid, "malformed URN %s: must start with %q", QuoteURN(s), urnPrefix)
+	}
+	encoded, err := checkURNText(s)
+	if err != nil {
+		return URN{}, Errorf(Invalid, "invalid URN %s: %v", QuoteURN(s), err)
+	}
+	u, err := parseShape(s, 0)
+	if err != nil {
+		return URN{}, Errorf(Invalid, "malformed URN %s: %v", QuoteURN(s), err)
+	}
+	if encoded > MaxURNLength && !strings.EqualFold(u.entityType, "schemaField") {
+		return URN{}, Errorf(Invalid, "invalid URN %s: longer than %d bytes when URL-encoded (%d)", QuoteURN(s), MaxURNLength, encoded)
+	}
+	return u, nil
+}
+
+// parseShape checks the structure of s, a URN at the given nesting depth.
+func parseShape(s string, depth int) (URN, error) {
+	if !strings.HasPrefix(s, urnPrefix) {
+		return URN{}, errorString("must start with " + urnPrefix)
 	}
 	rest := s[len(urnPrefix):]
 	i := strings.IndexByte(rest, ':')
 	if i <= 0 {
-		return URN{}, Errorf(Invalid, "malformed URN %q: missing entity type", s)
+		return URN{}, errorString("missing entity type")
 	}
 	u := URN{s: s, entityType: rest[:i], id: rest[i+1:]}
 	if u.id == "" {
-		return URN{}, Errorf(Invalid, "malformed URN %q: empty id", s)
+		return URN{}, errorString("empty id")
 	}
 	if strings.ContainsAny(u.entityType, "(),/ ") {
-		return URN{}, Errorf(Invalid, "malformed URN %q: bad entity type %q", s, u.entityType)
+		return URN{}, fmt.Errorf("bad entity type %q", u.entityType)
 	}
 	if u.id[0] == '(' {
-		if _, err := splitTuple(u.id); err != nil {
-			return URN{}, Errorf(Invalid, "malformed URN %q: %v", s, err)
+		if err := checkTuple(u.id, depth); err != nil {
+			return URN{}, err
 		}
 	}
 	return u, nil
+}
+
+// checkTuple checks "(a,b,(c,d))" as splitTuple splits it, without
+// allocating: balanced parentheses, no empty part, and every part that is a
+// URN well formed.
+func checkTuple(s string, depth int) error {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return errorString("unbalanced parentheses")
+	}
+	inner := s[1 : len(s)-1]
+	level, start := 0, 0
+	for i := 0; i <= len(inner); i++ {
+		if i < len(inner) {
+			switch inner[i] {
+			case '(':
+				level++
+				continue
+			case ')':
+				level--
+				if level < 0 {
+					return errorString("unbalanced parentheses")
+				}
+				continue
+			case ',':
+				if level != 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		} else if level != 0 {
+			return errorString("unbalanced parentheses")
+		}
+		part := inner[start:i]
+		start = i + 1
+		if part == "" {
+			return errorString("empty tuple part")
+		}
+		if strings.HasPrefix(part, urnPrefix) {
+			if depth+1 >= maxURNNesting {
+				return fmt.Errorf("URNs nested more than %d deep", maxURNNesting)
+			}
+			if _, err := parseShape(part, depth+1); err != nil {
+				if _, nested := err.(*keyPartError); nested {
+					return err
+				}
+				return &keyPartError{part: part, err: err}
+			}
+		}
+	}
+	return nil
+}
+
+// keyPartError names the innermost nested URN that is malformed.
+type keyPartError struct {
+	part string
+	err  error
+}
+
+func (e *keyPartError) Error() string { return "key part " + QuoteURN(e.part) + ": " + e.err.Error() }
+
+// checkURNText reports the first character s may not hold, and otherwise
+// returns its URL-encoded length.
+func checkURNText(s string) (encoded int, err error) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c < 0x20 || c == 0x7f:
+				return 0, fmt.Errorf("contains the control character %U at byte %d", rune(c), i)
+			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+				c == '.', c == '-', c == '*', c == '_', c == ' ':
+				encoded++
+			default:
+				encoded += 3
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return 0, fmt.Errorf("not valid UTF-8 at byte %d", i)
+		case r == utf8.RuneError:
+			return 0, fmt.Errorf("contains U+FFFD at byte %d, the replacement character a decoder leaves of invalid UTF-8", i)
+		case r <= 0x9f:
+			return 0, fmt.Errorf("contains the control character %U at byte %d", r, i)
+		case 0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
+			return 0, fmt.Errorf("contains the bidirectional formatting character %U at byte %d", r, i)
+		case r == '\u241f':
+			return 0, fmt.Errorf("contains ␟ (U+241F) at byte %d, which separates browse path levels", i)
+		}
+		encoded += 3 * size
+		i += size
+	}
+	if strings.HasSuffix(s, " ") {
+		return 0, errorString("ends with whitespace")
+	}
+	return encoded, nil
+}
+
+// QuoteURN quotes s for an error message: Go-escaped (control, invalid and
+// invisible characters become escapes) and cut after 100 bytes, with the
+// full length said.
+func QuoteURN(s string) string {
+	const keep = 100
+	if len(s) <= keep {
+		return strconv.Quote(s)
+	}
+	n := keep
+	for n > keep-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:n]), len(s))
 }
 
 // String returns the URN as text.

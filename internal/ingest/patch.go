@@ -38,13 +38,17 @@ const PatchContentType = "application/json-patch+json"
 //     /owners/<owner> selects every entry of that owner, and
 //     /upstreams/<dataset>/type is the type field of one upstream.
 //   - An array of strings is keyed by the strings themselves (/paths/<path>).
-//   - Any other array is addressed by index as in RFC 6902; "-" appends to
-//     every kind of array.
+//   - Where the key is a URN, a segment that is not one is an array index,
+//     so /tags/0 is the first tag, as in RFC 6902.
+//   - Any other array is addressed by index as in RFC 6902: a non-negative
+//     integer without leading zeros, at most the array's length for "add"
+//     (which inserts) and below it otherwise, into an array that exists;
+//     "-" appends to every kind of array.
 //   - Map fields (additionalProperties) and record fields are addressed by
 //     name as in RFC 6902.
 //
-// A segment is a JSON Pointer reference token, so "~1" stands for "/" and
-// "~0" for "~" (URNs may contain slashes).
+// A segment is a JSON Pointer reference token (RFC 6901), so "~1" stands for
+// "/" and "~0" for "~" (URNs may contain slashes); any other "~" is an error.
 //
 // "add" creates missing intermediate records, maps, arrays and keyed items,
 // as DataHub's templates do, and a missing aspect starts from its default:
@@ -66,7 +70,7 @@ const PatchContentType = "application/json-patch+json"
 type patchOp struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
-	From  string          `json:"from,omitempty"`
+	From  *string         `json:"from,omitempty"`
 	Value json.RawMessage `json:"value,omitempty"`
 
 	segs  []string // Path split and unescaped
@@ -101,8 +105,14 @@ func parsePatch(raw []byte) ([]patchOp, error) {
 			}
 		case "remove":
 		case "move", "copy":
-			if op.from, err = parsePointer(op.From); err != nil {
+			if op.From == nil {
+				return nil, catalog.Errorf(catalog.Invalid, "patch operation %d (%s %s): from is required", i, op.Op, op.Path)
+			}
+			if op.from, err = parsePointer(*op.From); err != nil {
 				return nil, catalog.Errorf(catalog.Invalid, "patch operation %d: from: %v", i, err)
+			}
+			if op.Op == "move" && len(op.from) < len(op.segs) && slices.Equal(op.from, op.segs[:len(op.from)]) {
+				return nil, catalog.Errorf(catalog.Invalid, "patch operation %d: cannot move %s into itself (%s)", i, *op.From, op.Path)
 			}
 		default:
 			return nil, catalog.Errorf(catalog.Invalid, "patch operation %d: unknown op %q (want add, remove, replace, test, move or copy)", i, op.Op)
@@ -124,10 +134,22 @@ func parsePointer(p string) ([]string, error) {
 	}
 	segs := strings.Split(p[1:], "/")
 	for i, s := range segs {
-		if strings.Contains(s, "~") {
-			s = strings.ReplaceAll(s, "~1", "/")
-			segs[i] = strings.ReplaceAll(s, "~0", "~")
+		if !strings.Contains(s, "~") {
+			continue
 		}
+		var b strings.Builder
+		for j := 0; j < len(s); j++ {
+			if s[j] != '~' {
+				b.WriteByte(s[j])
+				continue
+			}
+			if j+1 == len(s) || (s[j+1] != '0' && s[j+1] != '1') {
+				return nil, fmt.Errorf("path %q: \"~\" must be followed by 0 or 1 (RFC 6901)", p)
+			}
+			b.WriteByte("~/"[s[j+1]-'0'])
+			j++
+		}
+		segs[i] = b.String()
 	}
 	return segs, nil
 }
@@ -213,7 +235,7 @@ func (pt *patcher) one(doc *any, root *schemaNode, op *patchOp) error {
 	case "copy", "move":
 		v, ok := pt.get(*doc, root, op.from)
 		if !ok {
-			return catalog.Errorf(catalog.Conflict, "no value at from path %s", op.From)
+			return catalog.Errorf(catalog.Conflict, "no value at from path %s", *op.From)
 		}
 		v = deepCopy(v)
 		if op.Op == "move" {
@@ -235,11 +257,13 @@ type leafFunc func(old any, exists bool, keyed bool) (v any, remove bool, err er
 // whether a missing array element is inserted (add) or an error.
 func (pt *patcher) edit(v *any, sc *schemaNode, segs []string, create bool, leaf leafFunc, kind string) error {
 	seg, rest := segs[0], segs[1:]
+	created := false
 	if *v == nil {
 		if !create {
 			return catalog.Errorf(catalog.Conflict, "path not found at %q", seg)
 		}
 		*v = pt.newContainer(sc, seg)
+		created = true
 	}
 	switch c := (*v).(type) {
 	case map[string]any:
@@ -291,7 +315,7 @@ func (pt *patcher) edit(v *any, sc *schemaNode, segs []string, create bool, leaf
 		c.set(seg, child)
 		return nil
 	case []any:
-		arr, err := pt.editArray(c, pt.schema.items(sc), seg, rest, create, leaf, kind)
+		arr, err := pt.editArray(c, pt.schema.items(sc), seg, rest, create, created, leaf, kind)
 		if err != nil {
 			return err
 		}
@@ -301,7 +325,9 @@ func (pt *patcher) edit(v *any, sc *schemaNode, segs []string, create bool, leaf
 	return catalog.Errorf(catalog.Conflict, "path goes through a %s at %q", jsonKind(*v), seg)
 }
 
-func (pt *patcher) editArray(arr []any, item *schemaNode, seg string, rest []string, create bool, leaf leafFunc, kind string) ([]any, error) {
+// editArray edits the element(s) of arr that seg addresses; created says
+// that the array did not exist before this operation made it.
+func (pt *patcher) editArray(arr []any, item *schemaNode, seg string, rest []string, create, created bool, leaf leafFunc, kind string) ([]any, error) {
 	if seg == "-" {
 		if len(rest) != 0 || kind != "add" {
 			return nil, catalog.Errorf(catalog.Invalid, `"-" may only end the path of an add`)
@@ -313,10 +339,14 @@ func (pt *patcher) editArray(arr []any, item *schemaNode, seg string, rest []str
 		return append(arr, nv), nil
 	}
 	keys := pt.schema.keyFields(item)
+	byKey := len(keys) > 0 || pt.schema.isString(item)
+	if byKey && pt.schema.keyIsURN(item, keys) && !strings.HasPrefix(seg, "urn:") {
+		byKey = false
+	}
 	switch {
-	case len(keys) > 0:
+	case byKey && len(keys) > 0:
 		return pt.editKeyed(arr, item, keys, seg, rest, create, leaf, kind)
-	case pt.schema.isString(item) || (item == nil && allStrings(arr)):
+	case byKey:
 		// An array of strings is a set keyed by its values.
 		idx := -1
 		for i, e := range arr {
@@ -346,9 +376,14 @@ func (pt *patcher) editArray(arr []any, item *schemaNode, seg string, rest []str
 		}
 		return arr, nil
 	}
-	i, err := strconv.Atoi(seg)
-	if err != nil || i < 0 || i > len(arr) || (i == len(arr) && (kind != "add" || len(rest) > 0)) {
-		return nil, catalog.Errorf(catalog.Conflict, "array index %q out of range", seg)
+	i, ok := arrayIndex(seg)
+	switch {
+	case !ok:
+		return nil, catalog.Errorf(catalog.Invalid, "%q is not an array index (a non-negative integer without leading zeros, or - to append)", seg)
+	case created:
+		return nil, catalog.Errorf(catalog.Invalid, "array index %d into an array that does not exist", i)
+	case i > len(arr) || (i == len(arr) && (kind != "add" || len(rest) > 0)):
+		return nil, catalog.Errorf(catalog.Invalid, "array index %d is out of bounds: the array has %d elements", i, len(arr))
 	}
 	if len(rest) > 0 {
 		child := arr[i]
@@ -534,16 +569,19 @@ func describeMatch(keys []string, match map[string]string) string {
 	return strings.Join(parts, " and ")
 }
 
-func allStrings(arr []any) bool {
-	if len(arr) == 0 {
-		return false
+// arrayIndex reads an RFC 6901 array index: "0" or digits without a leading
+// zero, within int range.
+func arrayIndex(seg string) (int, bool) {
+	if seg == "" || len(seg) > 1 && seg[0] == '0' {
+		return 0, false
 	}
-	for _, e := range arr {
-		if _, ok := e.(string); !ok {
-			return false
+	for i := 0; i < len(seg); i++ {
+		if seg[i] < '0' || seg[i] > '9' {
+			return 0, false
 		}
 	}
-	return true
+	i, err := strconv.Atoi(seg)
+	return i, err == nil
 }
 
 func jsonKind(v any) string {
@@ -963,6 +1001,16 @@ func (d *schemaDoc) keyFields(item *schemaNode) []string {
 		}
 	}
 	return keys
+}
+
+// keyIsURN reports that the elements of an array with the given item schema
+// and key fields are identified by a URN: the primary key of records, or
+// the strings themselves.
+func (d *schemaDoc) keyIsURN(item *schemaNode, keys []string) bool {
+	if len(keys) > 0 {
+		item = d.prop(item, keys[0])
+	}
+	return item != nil && item.m["format"] == "urn"
 }
 
 // schemaCache holds parsed aspect schemas by aspect name.

@@ -183,3 +183,152 @@ func TestPatch(t *testing.T) {
 		})
 	}
 }
+
+// TestPatchPointers holds JSON Patch paths to RFC 6901 and RFC 6902 where
+// DataHub's addressing by key leaves them room: escapes, array indexes and
+// arrays that do not exist.
+func TestPatchPointers(t *testing.T) {
+	const ab = `{"tags":[{"tag":"urn:li:tag:a"},{"tag":"urn:li:tag:b"}]}`
+	tests := []struct {
+		name, aspect, cur, patch string
+		want                     string
+		kind                     catalog.Kind // error kind when want is ""
+	}{
+		{name: "index past the end of a missing aspect's tags", aspect: "globalTags",
+			patch: `[{"op":"add","path":"/tags/999","value":{"tag":"urn:li:tag:x"}}]`, kind: catalog.Invalid},
+		{name: "index past the end", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"add","path":"/tags/3","value":{"tag":"urn:li:tag:x"}}]`, kind: catalog.Invalid},
+		{name: "negative index", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"add","path":"/tags/-5","value":{"tag":"urn:li:tag:x"}}]`, kind: catalog.Invalid},
+		{name: "index with a leading zero", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"add","path":"/tags/01","value":{"tag":"urn:li:tag:x"}}]`, kind: catalog.Invalid},
+		{name: "index with a sign", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"remove","path":"/tags/+1"}]`, kind: catalog.Invalid},
+		{name: "escape ~2", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"add","path":"/tags/urn:li:tag:a~2b","value":{"tag":"urn:li:tag:a~2b"}}]`, kind: catalog.Invalid},
+		{name: "lone ~", aspect: "datasetProperties", cur: `{"customProperties":{}}`,
+			patch: `[{"op":"add","path":"/customProperties/a~","value":"1"}]`, kind: catalog.Invalid},
+		{name: "escapes ~0 and ~1", aspect: "datasetProperties", cur: `{"customProperties":{}}`,
+			patch: `[{"op":"add","path":"/customProperties/a~1b~0c~01","value":"1"}]`, want: `{"customProperties":{"a/b~c~1":"1"}}`},
+		{name: "index insert into a URN-keyed array", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"add","path":"/tags/0","value":{"tag":"urn:li:tag:z"}}]`,
+			want:  `{"tags":[{"tag":"urn:li:tag:z"},{"tag":"urn:li:tag:a"},{"tag":"urn:li:tag:b"}]}`},
+		{name: "index equal to the length appends", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"add","path":"/tags/2","value":{"tag":"urn:li:tag:z"}}]`,
+			want:  `{"tags":[{"tag":"urn:li:tag:a"},{"tag":"urn:li:tag:b"},{"tag":"urn:li:tag:z"}]}`},
+		{name: "index equal to the length is not an element", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"replace","path":"/tags/2","value":{"tag":"urn:li:tag:z"}}]`, kind: catalog.Invalid},
+		{name: "index into a tag", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"replace","path":"/tags/1/context","value":"c"}]`, kind: catalog.Conflict},
+		{name: "remove by index", aspect: "globalTags", cur: ab,
+			patch: `[{"op":"remove","path":"/tags/0"}]`, want: `{"tags":[{"tag":"urn:li:tag:b"}]}`},
+		{name: "a set of URNs by index", aspect: "dataJobInputOutput",
+			cur:   `{"inputDatasets":["urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)","urn:li:dataset:(urn:li:dataPlatform:hive,b,PROD)"],"outputDatasets":[]}`,
+			patch: `[{"op":"remove","path":"/inputDatasets/0"}]`,
+			want:  `{"inputDatasets":["urn:li:dataset:(urn:li:dataPlatform:hive,b,PROD)"],"outputDatasets":[]}`},
+		{name: "index into an array that does not exist", aspect: "mlModelFactorPrompts", cur: `{}`,
+			patch: `[{"op":"add","path":"/relevantFactors/0","value":{"groups":["g"]}}]`, kind: catalog.Invalid},
+		{name: "appending creates a missing array", aspect: "mlModelFactorPrompts", cur: `{}`,
+			patch: `[{"op":"add","path":"/relevantFactors/-","value":{"groups":["g"]}}]`, want: `{"relevantFactors":[{"groups":["g"]}]}`},
+		{name: "keys that are not URNs stay keys", aspect: "editableSchemaMetadata",
+			patch: `[{"op":"add","path":"/editableSchemaFieldInfo/-5/description","value":"d"}]`,
+			want:  `{"editableSchemaFieldInfo":[{"description":"d","fieldPath":"-5"}]}`},
+		{name: "move without from", aspect: "datasetProperties", cur: `{"description":"d"}`,
+			patch: `[{"op":"move","path":"/name"}]`, kind: catalog.Invalid},
+		{name: "move into itself", aspect: "datasetProperties", cur: `{"customProperties":{"a":"1"}}`,
+			patch: `[{"op":"move","from":"/customProperties","path":"/customProperties/b"}]`, kind: catalog.Invalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := patchValue(t, tt.aspect, tt.cur, tt.patch)
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("want a %v error, got %s", tt.kind, got)
+				}
+				if k := catalog.KindOf(err); k != tt.kind {
+					t.Fatalf("error kind %v, want %v: %v", k, tt.kind, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPatchRFC6902 runs the examples of RFC 6902's appendix that apply to
+// catalogd (A.12 does not: "add" creates missing parents, as DataHub's
+// templates do) on a schema that allows any document, so that arrays are
+// addressed by index only.
+func TestPatchRFC6902(t *testing.T) {
+	sd, err := parseSchema(`{"type":"object","additionalProperties":{}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, doc, patch string
+		want             string // "" when the patch must fail
+	}{
+		{"A.1 adding an object member", `{"foo":"bar"}`, `[{"op":"add","path":"/baz","value":"qux"}]`, `{"baz":"qux","foo":"bar"}`},
+		{"A.2 adding an array element", `{"foo":["bar","baz"]}`, `[{"op":"add","path":"/foo/1","value":"qux"}]`, `{"foo":["bar","qux","baz"]}`},
+		{"A.3 removing an object member", `{"baz":"qux","foo":"bar"}`, `[{"op":"remove","path":"/baz"}]`, `{"foo":"bar"}`},
+		{"A.4 removing an array element", `{"foo":["bar","qux","baz"]}`, `[{"op":"remove","path":"/foo/1"}]`, `{"foo":["bar","baz"]}`},
+		{"A.5 replacing a value", `{"baz":"qux","foo":"bar"}`, `[{"op":"replace","path":"/baz","value":"boo"}]`, `{"baz":"boo","foo":"bar"}`},
+		{"A.6 moving a value", `{"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}`, `[{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]`,
+			`{"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}`},
+		{"A.7 moving an array element", `{"foo":["all","grass","cows","eat"]}`, `[{"op":"move","from":"/foo/1","path":"/foo/3"}]`, `{"foo":["all","cows","eat","grass"]}`},
+		{"A.8 testing a value: success", `{"baz":"qux","foo":["a",2,"c"]}`, `[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]`,
+			`{"baz":"qux","foo":["a",2,"c"]}`},
+		{"A.9 testing a value: error", `{"baz":"qux"}`, `[{"op":"test","path":"/baz","value":"bar"}]`, ""},
+		{"A.10 adding a nested member object", `{"foo":"bar"}`, `[{"op":"add","path":"/child","value":{"grandchild":{}}}]`, `{"child":{"grandchild":{}},"foo":"bar"}`},
+		{"A.11 ignoring unrecognized elements", `{"foo":"bar"}`, `[{"op":"add","path":"/baz","value":"qux","xyz":123}]`, `{"baz":"qux","foo":"bar"}`},
+		{"A.14 ~ escape ordering", `{"/":9,"~1":10}`, `[{"op":"test","path":"/~01","value":10}]`, `{"/":9,"~1":10}`},
+		{"A.15 comparing strings and numbers", `{"/":9,"~1":10}`, `[{"op":"test","path":"/~01","value":"10"}]`, ""},
+		{"A.16 adding an array value", `{"foo":["bar"]}`, `[{"op":"add","path":"/foo/-","value":["abc","def"]}]`, `{"foo":["bar",["abc","def"]]}`},
+		// RFC 6901 section 4 and RFC 6902 section 4.1: what an index may be.
+		{"index past the end", `{"foo":["bar"]}`, `[{"op":"add","path":"/foo/2","value":"x"}]`, ""},
+		{"leading zero", `{"foo":["bar","baz"]}`, `[{"op":"remove","path":"/foo/01"}]`, ""},
+		{"negative index", `{"foo":["bar","baz"]}`, `[{"op":"remove","path":"/foo/-1"}]`, ""},
+		{"- outside add", `{"foo":["bar"]}`, `[{"op":"replace","path":"/foo/-","value":"x"}]`, ""},
+		{"~ not followed by 0 or 1", `{"a~2":1}`, `[{"op":"remove","path":"/a~2"}]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := decodeJSON([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got any
+			ops, err := parsePatch([]byte(tt.patch))
+			if err == nil {
+				pt := &patcher{schema: sd}
+				got, err = pt.applyPatch(doc, ops)
+			}
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("want an error, got %s", asJSONText(t, got))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := asJSONText(t, got); s != tt.want {
+				t.Errorf("got  %s\nwant %s", s, tt.want)
+			}
+		})
+	}
+}
+
+func asJSONText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := canonicalJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

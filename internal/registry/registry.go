@@ -227,7 +227,8 @@ func keyParts(entity *catalog.EntitySpec, urn catalog.URN) ([]string, error) {
 	return parts, nil
 }
 
-// URNFromKey builds the entity's URN from a key aspect value.
+// URNFromKey builds the entity's URN from a key aspect value and checks it
+// as catalog.ParseURN does.
 func URNFromKey(entity *catalog.EntitySpec, key map[string]any) (string, error) {
 	if entity == nil {
 		return "", catalog.Errorf(catalog.Invalid, "unknown entity type")
@@ -254,5 +255,11 @@ func URNFromKey(entity *catalog.EntitySpec, key map[string]any) (string, error) 
 		}
 		parts[i] = s
 	}
-	return catalog.NewURN(entity.Name, parts...), nil
+	urn := catalog.NewURN(entity.Name, parts...)
+	// The parts are whatever the key aspect held: the URN they make gets
+	// the checks of a URN given whole.
+	if _, err := catalog.ParseURN(urn); err != nil {
+		return "", err
+	}
+	return urn, nil
 }

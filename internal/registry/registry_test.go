@@ -353,6 +353,60 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
+// TestTypedURNFields checks the URN-typed fields of the real schemas: where
+// DataHub types a field with an entity's URN (TagUrn, GlossaryTermUrn,
+// DatasetUrn, ...) the schema says so (x-urn-entity) and a URN of another
+// entity is refused; where DataHub has a plain Urn (Owner.owner, Domains)
+// any entity is accepted. Every URN gets the checks of catalog.ParseURN.
+func TestTypedURNFields(t *testing.T) {
+	r := registry.Default()
+	const (
+		ds    = "urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)"
+		stamp = `{"time":0,"actor":"urn:li:corpuser:x"}`
+	)
+	cases := []struct {
+		name, aspect, in string
+		err              string // "" when accepted
+	}{
+		{"tag", "globalTags", `{"tags":[{"tag":"urn:li:tag:pii"}]}`, ""},
+		{"user as a tag", "globalTags", `{"tags":[{"tag":"urn:li:corpuser:datahub"}]}`,
+			`globalTags: /tags/0/tag: "urn:li:corpuser:datahub" is not a tag URN`},
+		{"term as a tag", "globalTags", `{"tags":[{"tag":"urn:li:glossaryTerm:t"}]}`, "is not a tag URN"},
+		{"tag as a term", "glossaryTerms", `{"terms":[{"urn":"urn:li:tag:t"}],"auditStamp":` + stamp + `}`,
+			`glossaryTerms: /terms/0/urn: "urn:li:tag:t" is not a glossaryTerm URN`},
+		{"column tag in a schema", "editableSchemaMetadata", `{"editableSchemaFieldInfo":[{"fieldPath":"a","globalTags":{"tags":[{"tag":"urn:li:corpGroup:g"}]}}]}`,
+			"/editableSchemaFieldInfo/0/globalTags/tags/0/tag: \"urn:li:corpGroup:g\" is not a tag URN"},
+		{"chart as an upstream", "upstreamLineage", `{"upstreams":[{"dataset":"urn:li:chart:(looker,c)","type":"COPY","auditStamp":` + stamp + `}]}`,
+			"is not a dataset URN"},
+		{"job's input datasets", "dataJobInputOutput", `{"inputDatasets":["urn:li:dataJob:(urn:li:dataFlow:(a,b,PROD),j)"],"outputDatasets":[]}`,
+			"/inputDatasets/0: \"urn:li:dataJob:(urn:li:dataFlow:(a,b,PROD),j)\" is not a dataset URN"},
+		{"chart input union member", "chartInfo", `{"title":"t","description":"d","lastModified":{"created":` + stamp + `,"lastModified":` + stamp + `},"inputs":[{"string":"urn:li:tag:t"}]}`,
+			"/inputs/0/string: \"urn:li:tag:t\" is not a dataset URN"},
+		{"group members", "corpGroupInfo", `{"admins":[],"members":["urn:li:corpGroup:g"],"groups":[]}`, "/members/0: \"urn:li:corpGroup:g\" is not a corpuser URN"},
+		{"typed URN of another namespace", "globalTags", `{"tags":[{"tag":"urn:other:tag:t"}]}`, `must start with "urn:li:"`},
+		{"tag with a NUL", "globalTags", `{"tags":[{"tag":"urn:li:tag:pii\u0000"}]}`, "control character U+0000"},
+		{"owner is any entity, as in DataHub", "ownership", `{"owners":[{"owner":"urn:li:corpGroup:g","type":"DATAOWNER"},{"owner":"` + ds + `","type":"DATAOWNER"}]}`, ""},
+		{"owner with bidirectional override", "ownership", `{"owners":[{"owner":"urn:li:corpuser:\u202ex","type":"DATAOWNER"}]}`, "bidirectional formatting character U+202E"},
+		{"plain URN field of another namespace", "ownership", `{"owners":[{"owner":"urn:other:user:x","type":"DATAOWNER"}]}`, ""},
+		{"domains are plain URNs", "domains", `{"domains":["urn:li:domain:d"]}`, ""},
+		{"too long a URN", "domains", `{"domains":["urn:li:domain:` + strings.Repeat("d", 600) + `"]}`, "longer than 512 bytes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := r.Normalize(c.aspect, decode(t, c.in))
+			if c.err == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || catalog.KindOf(err) != catalog.Invalid || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("error %v, want Invalid containing %q", err, c.err)
+			}
+		})
+	}
+}
+
 func TestExtract(t *testing.T) {
 	v := decode(t, `{"owners":[{"owner":"urn:li:corpuser:a","source":"x"},{"owner":"urn:li:corpuser:b"},{"type":"NONE"}],
 		"removed":false,"inputs":[{"string":"urn:li:dataset:x"}],"customProperties":{"b":"2","a":"1"},"tags":["t1","t2"],

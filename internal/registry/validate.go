@@ -52,6 +52,7 @@ type node struct {
 	kind     kind
 	int32    bool                // kInteger: format int32
 	urn      bool                // kString: format urn
+	urnType  string              // kString: x-urn-entity, the entity type a URN must name
 	props    map[string]prop     // kObject fields, kUnion members
 	required []string            // kObject
 	items    *node               // kArray items, kMap values
@@ -191,6 +192,7 @@ func (c *compiler) compile(s map[string]any, at string) (*node, error) {
 	case "string":
 		n.kind = kString
 		n.urn = format == "urn"
+		n.urnType, _ = s["x-urn-entity"].(string)
 		if enum, ok := s["enum"].([]any); ok {
 			n.enum = make(map[string]struct{}, len(enum))
 			for _, v := range enum {
@@ -429,8 +431,10 @@ func normalize(n *node, v any) (out any, changed bool, err *pathError) {
 				return nil, false, errf("%q is not one of the allowed values", s)
 			}
 		}
-		if n.urn && !strings.HasPrefix(s, "urn:") {
-			return nil, false, errf("%q is not a URN", s)
+		if n.urn {
+			if err := checkURNValue(n, s); err != nil {
+				return nil, false, err
+			}
 		}
 		return v, changed, nil
 	case kInteger:
@@ -453,6 +457,28 @@ func normalize(n *node, v any) (out any, changed bool, err *pathError) {
 		return v, changed, nil
 	}
 	return v, changed, nil
+}
+
+// checkURNValue checks a URN-typed string. A URN of DataHub's namespace gets
+// the checks of an entity URN, and must name the entity type the schema
+// gives (x-urn-entity) when it gives one, as DataHub's typed URNs (TagUrn,
+// CorpuserUrn, ...) must; a field typed with DataHub's generic Urn also
+// takes URNs of other namespaces, as DataHub's does.
+func checkURNValue(n *node, s string) *pathError {
+	if !strings.HasPrefix(s, "urn:") {
+		return errf("%s is not a URN", catalog.QuoteURN(s))
+	}
+	if n.urnType == "" && !strings.HasPrefix(s, "urn:li:") {
+		return nil
+	}
+	u, err := catalog.ParseURN(s)
+	if err != nil {
+		return errf("%s", err.Error())
+	}
+	if n.urnType != "" && !strings.EqualFold(u.EntityType(), n.urnType) {
+		return errf("%s is not a %s URN", catalog.QuoteURN(s), n.urnType)
+	}
+	return nil
 }
 
 func normInteger(n *node, v any, changed bool) (any, bool, *pathError) {

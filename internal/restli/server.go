@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/ingest"
@@ -139,6 +140,9 @@ func (h *Handler) serveAction(w http.ResponseWriter, r *http.Request, resource s
 		return
 	}
 	body, err := readBody(r)
+	if err == nil {
+		err = checkUTF8(body)
+	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -168,6 +172,25 @@ func readBody(r *http.Request) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, r.ContentLength+bytes.MinRead))
 	_, err := buf.ReadFrom(r.Body)
 	return buf.Bytes(), err
+}
+
+// checkUTF8 refuses a request body that is not valid UTF-8, as DataHub's
+// JSON parser does, instead of letting the JSON decoder replace the bad bytes
+// with U+FFFD: text the client did not send must not be stored, nor become
+// part of a URN.
+func checkUTF8(body []byte) error {
+	if utf8.Valid(body) {
+		return nil
+	}
+	i := 0
+	for i < len(body) {
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	return catalog.Errorf(catalog.Invalid, "request body is not valid UTF-8 (at byte %d)", i)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -106,6 +106,9 @@ func (h *Handler) v3PostEntities(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = checkUTF8(body)
+	}
 	if err != nil {
 		WriteError(w, r, err)
 		return
@@ -141,7 +144,7 @@ func (h *Handler) v3PostEntities(w http.ResponseWriter, r *http.Request) {
 				SystemMetadata map[string]any  `json:"systemMetadata"`
 			}
 			if err := json.Unmarshal(item[name], &env); err != nil || len(env.Value) == 0 {
-				WriteError(w, r, catalog.Errorf(catalog.Invalid, "entity %d (%s): aspect %s must be {\"value\": {...}}", i, urn, name))
+				WriteError(w, r, catalog.Errorf(catalog.Invalid, "entity %d (%s): aspect %s must be {\"value\": {...}}", i, catalog.QuoteURN(urn), name))
 				return
 			}
 			props = append(props, catalog.Proposal{

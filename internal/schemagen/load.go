@@ -428,6 +428,12 @@ func (m *Model) checkSchema(file, ptr string, s *Schema) {
 	default:
 		m.warnf("%s: unknown format %q (ignored)", at, s.Format)
 	}
+	if s.XURNEntity != "" && s.Format != "urn" {
+		m.errorf("%s: x-urn-entity needs format urn", at)
+	}
+	if strings.ContainsAny(s.XURNEntity, ":(),/ ") {
+		m.errorf("%s: x-urn-entity %q is not an entity type", at, s.XURNEntity)
+	}
 	if len(s.Enum) > 0 {
 		if s.Type != "string" {
 			m.errorf("%s: enum needs type string", at)

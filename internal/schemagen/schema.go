@@ -27,6 +27,7 @@ type Schema struct {
 	XAspect              *XAspect        `json:"x-aspect"`
 	XWireName            string          `json:"x-wire-name"`
 	XUnion               bool            `json:"x-union"`
+	XURNEntity           string          `json:"x-urn-entity"`
 	XSearchable          json.RawMessage `json:"x-searchable"`
 	XRelationship        json.RawMessage `json:"x-relationship"`
 
@@ -124,6 +125,7 @@ var knownKeywords = map[string]bool{
 	"format": true, "default": true, "deprecated": true, "examples": true,
 	"minProperties": true, "maxProperties": true,
 	"x-aspect": true, "x-wire-name": true, "x-union": true, "x-searchable": true, "x-relationship": true,
+	"x-urn-entity": true,
 }
 
 // searchableJSON is one x-searchable entry as written in a schema file.

@@ -3,8 +3,15 @@ package store
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/catalogd/catalogd/internal/catalog"
 )
 
 // Two SQLite drivers can be compiled in, with the same behaviour:
@@ -87,3 +94,48 @@ func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver }
+
+// private creates the directory of the SQLite file path readable by the
+// owner only (0700), and the database file and its -wal and -shm companions
+// readable and writable by the owner only (0600): they hold password hashes,
+// tokens' metadata and everything else in the catalog. SQLite creates the
+// companions with the mode of the database file, so creating that one 0600
+// is enough for a new store; the modes of an existing one (from a version
+// that left them 0644) are tightened. An existing directory is left as it
+// is, since it may hold other files, but a warning names one that others
+// can list.
+func private(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return catalog.WithOp("create data directory", err)
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		slog.Warn("the data directory is open to other users; the database files in it are not, but their names are: chmod 700 it to hide them too",
+			"dir", dir, "mode", fi.Mode().Perm().String())
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		// An empty file is an empty database to SQLite.
+		if err := f.Close(); err != nil {
+			return catalog.WithOp("create database file", err)
+		}
+	case !errors.Is(err, fs.ErrExist):
+		return catalog.WithOp("create database file", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return catalog.WithOp("check the mode of the database files", err)
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return catalog.WithOp("make the database files private", err)
+			}
+		}
+	}
+	return nil
+}

@@ -13,8 +13,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -72,6 +70,8 @@ type DB struct {
 	stmts *stmtCache
 	// stopCheckpoints ends the SQLite background checkpointer; nil on PostgreSQL.
 	stopCheckpoints func()
+	// path is the SQLite database file; empty on PostgreSQL.
+	path string
 	reader
 }
 
@@ -156,8 +156,8 @@ func openSQLite(path string, o options) (*DB, error) {
 		// Options in the DSN are ours to choose; the caller names a file.
 		path = path[:i]
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, catalog.WithOp("create data directory", err)
+	if err := private(path); err != nil {
+		return nil, err
 	}
 	// Pages stay at SQLite's default 4 KB: ingest inserts into many indexes
 	// at random keys, dirtying one leaf per row whatever its size, and each
@@ -196,6 +196,7 @@ func openSQLite(path string, o options) (*DB, error) {
 	sqldb.SetMaxOpenConns(o.maxConns)
 	sqldb.SetMaxIdleConns(o.maxConns)
 	db := newDB(sqldb, bun.NewDB(sqldb, sqlitedialect.New()), SQLite)
+	db.path = path
 	db.searchSQL = searchdb
 	db.searchStmts = newStmtCache(searchdb)
 	db.writeSem = make(chan struct{}, 1)
@@ -336,6 +337,11 @@ func newDB(sqldb *sql.DB, b *bun.DB, dialect string) *DB {
 
 // Dialect reports the database in use: "sqlite" or "postgres".
 func (db *DB) Dialect() string { return db.dialect }
+
+// Path returns the SQLite database file, or "" on PostgreSQL. Files kept
+// beside it (in its directory) share its protection: the directory is
+// created readable by the owner only.
+func (db *DB) Path() string { return db.path }
 
 // Bun returns the connection pool for packages that keep their own tables in
 // the same database. Writes that must be atomic with aspect writes belong in
