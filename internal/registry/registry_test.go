@@ -382,6 +382,8 @@ func TestTypedURNFields(t *testing.T) {
 			"/inputDatasets/0: \"urn:li:dataJob:(urn:li:dataFlow:(a,b,PROD),j)\" is not a dataset URN"},
 		{"chart input union member", "chartInfo", `{"title":"t","description":"d","lastModified":{"created":` + stamp + `,"lastModified":` + stamp + `},"inputs":[{"string":"urn:li:tag:t"}]}`,
 			"/inputs/0/string: \"urn:li:tag:t\" is not a dataset URN"},
+		{"process inputs", "dataProcessInfo", `{"inputs":["urn:li:dataJob:(urn:li:dataFlow:(a,b,PROD),j)"],"outputs":["` + ds + `"]}`,
+			"/inputs/0: \"urn:li:dataJob:(urn:li:dataFlow:(a,b,PROD),j)\" is not a dataset URN"},
 		{"group members", "corpGroupInfo", `{"admins":[],"members":["urn:li:corpGroup:g"],"groups":[]}`, "/members/0: \"urn:li:corpGroup:g\" is not a corpuser URN"},
 		{"typed URN of another namespace", "globalTags", `{"tags":[{"tag":"urn:other:tag:t"}]}`, `must start with "urn:li:"`},
 		{"tag with a NUL", "globalTags", `{"tags":[{"tag":"urn:li:tag:pii\u0000"}]}`, "control character U+0000"},
