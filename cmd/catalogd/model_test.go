@@ -377,12 +377,12 @@ func sortedKeys(m map[string]any) []string {
 
 // TestIngestConnectorRecords loads records of the forms DataHub's connectors
 // and emitters write (aspect.json from the file sink, aspect.value from the
-// REST emitter) for entity types beyond the classic ones — process runs,
-// platform resources, structured properties, data products, model
-// deployments, notebooks, business attributes, incidents, applications —
-// and legacy snapshots of the entity types that have one, with catalogd ingest into a local store, and reads every aspect back from
-// a server on that store, with the graph edges and search documents they
-// give.
+// REST emitter, legacy snapshots) for entity types beyond the classic ones —
+// process runs, platform resources, structured properties, data products,
+// model deployments, notebooks, business attributes, incidents, applications
+// — with catalogd ingest into a local store, and reads every aspect back
+// from a server on that store, with the graph edges and search documents
+// they give.
 func TestIngestConnectorRecords(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "connectors", "*.json"))
 	if err != nil || len(files) == 0 {
