@@ -72,9 +72,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "search engine: store (in the store's database) or meilisearch://HOST:PORT (key in env CATALOGD_MEILISEARCH_KEY) (env CATALOGD_SEARCH)")
 	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
+	var timeouts httpTimeouts
+	timeouts.register(fs, getenv)
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if timeouts.err != nil {
+		return timeouts.err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -144,12 +149,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	webui.Register(api)
 	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError}, api)
-	srv := &http.Server{
-		Handler:           logRequests(handler),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	srv := timeouts.server(logRequests(handler))
 	if *debugAddr != "" {
-		if err := serveDebug(ctx, *debugAddr); err != nil {
+		if err := serveDebug(ctx, *debugAddr, &timeouts); err != nil {
 			return err
 		}
 	}
@@ -232,9 +234,12 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // serveDebug serves the profiler on its own listener, so it is never
 // reachable through the API port and its authentication.
-func serveDebug(ctx context.Context, addr string) error {
+func serveDebug(ctx context.Context, addr string, timeouts *httpTimeouts) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on debug address %s: %w", addr, err)
@@ -243,7 +248,7 @@ func serveDebug(ctx context.Context, addr string) error {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := timeouts.server(mux)
 	go func() { _ = srv.Serve(ln) }()
 	go func() {
 		<-ctx.Done()

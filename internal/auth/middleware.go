@@ -67,7 +67,7 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 		}
 		h := r.Header.Get("Authorization")
 		if h == "" {
-			c.WriteError(w, r, errUnauthorized)
+			refuse(w, r, c.WriteError, errUnauthorized)
 			return
 		}
 		a, err := s.parseAuthorization(ctx, h)
@@ -75,14 +75,14 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 			if catalog.KindOf(err) != catalog.Unauthorized {
 				slog.ErrorContext(ctx, "authenticate request", "err", err)
 			}
-			c.WriteError(w, r, err)
+			refuse(w, r, c.WriteError, err)
 			return
 		}
 		ctx = WithActor(ctx, a)
 		r = r.WithContext(ctx)
 		after, err := s.authorizeRoute(r, a.URN)
 		if err != nil {
-			c.WriteError(w, r, err)
+			refuse(w, r, c.WriteError, err)
 			return
 		}
 		if after == nil {
@@ -95,6 +95,18 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 	})
 }
 
+// refuse answers a request the middleware turns away, without reading its
+// body. A request that declared one is answered with Connection: close, so
+// that net/http closes the connection at once instead of reading (up to
+// 256 KB of) a body nobody wants first, which a client that never sends it
+// would make the server wait for.
+func refuse(w http.ResponseWriter, r *http.Request, writeError func(http.ResponseWriter, *http.Request, error), err error) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
+	writeError(w, r, err)
+}
+
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -104,6 +116,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ClientIP is the address the request came from. Forwarding headers are not
 // trusted: anyone can send them, and login throttling keys on the address.
