@@ -137,10 +137,10 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 }
 
 // refuse answers a request the middleware turns away, without reading its
-// body. A request that declared one is answered with Connection: close, so
-// that net/http closes the connection at once instead of reading (up to
-// 256 KB of) a body nobody wants first, which a client that never sends it
-// would make the server wait for.
+// body. A request that declared one is answered with Connection: close: else
+// net/http would read (up to 256 KB of) the body before sending the answer,
+// waiting for a body the client may never send. With it, the answer goes
+// out at once and the connection is closed after it.
 func refuse(w http.ResponseWriter, r *http.Request, writeError func(http.ResponseWriter, *http.Request, error), err error) {
 	if r.ContentLength != 0 {
 		w.Header().Set("Connection", "close")
