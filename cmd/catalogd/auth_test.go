@@ -188,6 +188,7 @@ func routeCases() map[string]routeCase {
 		"GET /entitiesV2":                                {method: "GET", path: "/entitiesV2?ids=List(" + enc + ")"},
 		"GET /entitiesV2/{urn}":                          {method: "GET", path: "/entitiesV2/" + enc},
 		"GET /health":                                    {method: "GET", path: "/health"},
+		"GET /metrics":                                   {method: "GET", path: "/metrics", privileged: true},
 		"GET /openapi.json":                              {method: "GET", path: "/openapi.json"},
 		"GET /openapi/v3/entity/{entityName}/{urn}":      {method: "GET", path: "/openapi/v3/entity/dataset/" + enc},
 		"GET /relationships":                             {method: "GET", path: "/relationships?direction=OUTGOING&urn=" + enc + "&types=OwnedBy"},

@@ -19,6 +19,7 @@ import (
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql"
 	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/metrics"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/restli"
 	"github.com/catalogd/catalogd/internal/store"
@@ -47,8 +48,8 @@ func (s *storeFlags) dsn() string {
 	return "sqlite:" + filepath.Join(s.dataDir, "catalogd.db")
 }
 
-func (s *storeFlags) open(ctx context.Context) (*store.DB, error) {
-	db, err := store.Open(ctx, s.dsn())
+func (s *storeFlags) open(ctx context.Context, opts ...store.Option) (*store.DB, error) {
+	db, err := store.Open(ctx, s.dsn(), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -71,10 +72,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	maxBody := fs.Int64("max-body", restli.DefaultMaxBody, "request body limit in bytes")
 	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "search engine: store (in the store's database) or meilisearch://HOST:PORT (key in env CATALOGD_MEILISEARCH_KEY) (env CATALOGD_SEARCH)")
-	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
+	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) and the metrics (/metrics) without credentials on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
+	var timeouts httpTimeouts
+	timeouts.register(fs, getenv)
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if timeouts.err != nil {
+		return timeouts.err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -83,7 +89,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
 
 	start := time.Now()
-	db, err := sf.open(ctx)
+	promReg, m := newMetrics()
+	db, err := sf.open(ctx, store.WithTxObserver(m.ObserveTransaction))
 	if err != nil {
 		return err
 	}
@@ -96,13 +103,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer ss.close()
 	if ss.drainer != nil {
 		go ss.drainer.Run(ctx)
+		metrics.WatchOutbox(promReg, db.SearchOutboxLag)
 	}
 	authSvc, rec, err := openAuth(ctx, &sf, db, getenv, *authOn, stdout)
 	if err != nil {
 		return err
 	}
 	// With --auth=false the authorizer allows everything.
-	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc)}
+	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc),
+		ingest.WithObserver(ingestMetrics{m})}
 	if db.Dialect() == store.SQLite {
 		// One write transaction at a time: requests waiting for it do
 		// their work ahead of it (see the ingest figures in BENCHMARKS.md).
@@ -133,7 +142,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeTimeseries()
 	gql := graphql.New(graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
-		Auth: authSvc, Actor: actorOf, MaxBody: *maxBody,
+		Auth: authSvc, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
 	})
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)
@@ -141,14 +150,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeOpenAPIV3()
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
+	api.HandleFunc("GET "+auth.MetricsPath, metrics.Handler(promReg).ServeHTTP)
 	webui.Register(api)
-	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError}, api)
-	srv := &http.Server{
-		Handler:           logRequests(handler),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure}, api)
+	srv := timeouts.server(m.Middleware(api.Route, logRequests(handler)))
 	if *debugAddr != "" {
-		if err := serveDebug(ctx, *debugAddr); err != nil {
+		if err := serveDebug(ctx, *debugAddr, &timeouts, metrics.Handler(promReg)); err != nil {
 			return err
 		}
 	}
@@ -241,9 +248,12 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-// serveDebug serves the profiler on its own listener, so it is never
-// reachable through the API port and its authentication.
-func serveDebug(ctx context.Context, addr string) error {
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// serveDebug serves the profiler and the metrics on their own listener,
+// without credentials: the address is the operator's, never the API port.
+func serveDebug(ctx context.Context, addr string, timeouts *httpTimeouts, metricsHandler http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on debug address %s: %w", addr, err)
@@ -252,12 +262,13 @@ func serveDebug(ctx context.Context, addr string) error {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.Handle("GET "+auth.MetricsPath, metricsHandler)
+	srv := timeouts.server(mux)
 	go func() { _ = srv.Serve(ln) }()
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	slog.Info("profiler listening", "addr", ln.Addr().String())
+	slog.Info("profiler and metrics listening", "addr", ln.Addr().String())
 	return nil
 }

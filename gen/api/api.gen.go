@@ -2854,6 +2854,19 @@ type ClientInterface interface {
 	// Corresponds with POST /logIn (the `LogIn` operationId).
 	LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMetrics Prometheus metrics
+	//
+	// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
+	// `Accept` header asks for it): HTTP requests by route, method and status with latency
+	// histograms, GraphQL operations by name and outcome, aspects written and proposals failed
+	// by the write pipeline, write transaction times, the Meilisearch outbox's lag,
+	// authentication failures, and the Go runtime's and the process's figures. Needs the Get
+	// Analytics privilege (`GET_ANALYTICS_PRIVILEGE`), 403 without it. The same metrics are
+	// served without credentials on the separate `--debug-addr` address when it is set.
+	//
+	// Corresponds with GET /metrics (the `GetMetrics` operationId).
+	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetOpenAPISpec This OpenAPI document
 	//
 	// This OpenAPI 3.0 document as JSON.
@@ -3474,6 +3487,29 @@ func (c *Client) LogInWithBody(ctx context.Context, contentType string, body io.
 // Corresponds with POST /logIn (the `LogIn` operationId).
 func (c *Client) LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLogInRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMetrics Prometheus metrics
+//
+// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
+// `Accept` header asks for it): HTTP requests by route, method and status with latency
+// histograms, GraphQL operations by name and outcome, aspects written and proposals failed
+// by the write pipeline, write transaction times, the Meilisearch outbox's lag,
+// authentication failures, and the Go runtime's and the process's figures. Needs the Get
+// Analytics privilege (`GET_ANALYTICS_PRIVILEGE`), 403 without it. The same metrics are
+// served without credentials on the separate `--debug-addr` address when it is set.
+//
+// Corresponds with GET /metrics (the `GetMetrics` operationId).
+func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMetricsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4621,6 +4657,33 @@ func NewLogInRequestWithBody(server string, contentType string, body io.Reader) 
 	return req, nil
 }
 
+// NewGetMetricsRequest constructs an http.Request for the GetMetrics method
+func NewGetMetricsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetOpenAPISpecRequest constructs an http.Request for the GetOpenAPISpec method
 func NewGetOpenAPISpecRequest(server string) (*http.Request, error) {
 	var err error
@@ -5544,6 +5607,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /logIn (the `LogIn` operationId).
 	LogInWithResponse(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*LogInResponse, error)
+
+	// GetMetricsWithResponse Prometheus metrics
+	//
+	// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
+	// `Accept` header asks for it): HTTP requests by route, method and status with latency
+	// histograms, GraphQL operations by name and outcome, aspects written and proposals failed
+	// by the write pipeline, write transaction times, the Meilisearch outbox's lag,
+	// authentication failures, and the Go runtime's and the process's figures. Needs the Get
+	// Analytics privilege (`GET_ANALYTICS_PRIVILEGE`), 403 without it. The same metrics are
+	// served without credentials on the separate `--debug-addr` address when it is set.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /metrics (the `GetMetrics` operationId).
+	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
 
 	// GetOpenAPISpecWithResponse This OpenAPI document
 	//
@@ -6744,6 +6822,70 @@ func (r LogInResponse) ContentType() string {
 	return ""
 }
 
+// GetMetricsResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetMetrics
+type GetMetricsResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// GetMetricsResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetMetrics
+type GetMetricsResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type GetMetricsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetMetricsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetMetricsResponse5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetMetricsResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetMetricsResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMetricsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMetricsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMetricsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMetricsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetOpenAPISpecResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7688,6 +7830,27 @@ func (c *ClientWithResponses) LogInWithResponse(ctx context.Context, body LogInJ
 		return nil, err
 	}
 	return ParseLogInResponse(rsp)
+}
+
+// GetMetricsWithResponse Prometheus metrics
+//
+// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
+// `Accept` header asks for it): HTTP requests by route, method and status with latency
+// histograms, GraphQL operations by name and outcome, aspects written and proposals failed
+// by the write pipeline, write transaction times, the Meilisearch outbox's lag,
+// authentication failures, and the Go runtime's and the process's figures. Needs the Get
+// Analytics privilege (`GET_ANALYTICS_PRIVILEGE`), 403 without it. The same metrics are
+// served without credentials on the separate `--debug-addr` address when it is set.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /metrics (the `GetMetrics` operationId).
+func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error) {
+	rsp, err := c.GetMetrics(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMetricsResponse(rsp)
 }
 
 // GetOpenAPISpecWithResponse This OpenAPI document
@@ -9030,6 +9193,76 @@ func ParseLogInResponse(rsp *http.Response) (*LogInResponse, error) {
 		response.Headers4XX = &headers
 	case rsp.StatusCode/100 == 5:
 		var headers LogInResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
+func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMetricsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetMetricsResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetMetricsResponse5XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -30,6 +30,10 @@ var publicPaths = map[string]bool{
 	"/api/graphiql": true, "/restli/docs": true, "/openapi.json": true,
 }
 
+// MetricsPath is where the API port serves Prometheus metrics, to callers
+// with the Get Analytics privilege.
+const MetricsPath = "/metrics"
+
 func isPublic(path string) bool {
 	return publicPaths[path] || strings.HasPrefix(path, "/api/graphiql/assets/")
 }
@@ -42,7 +46,22 @@ type MiddlewareConfig struct {
 	Enabled bool
 	// WriteError answers an error in the protocol's error format.
 	WriteError func(http.ResponseWriter, *http.Request, error)
+	// OnFailure, when set, is told of every request refused for want of
+	// valid credentials or of a route's privilege, and of every failed
+	// login, with the reason: FailureNoCredentials, FailureBadCredentials,
+	// FailureForbidden, FailureLogin or FailureLoginLocked.
+	OnFailure func(reason string)
 }
+
+// Reasons of authentication failures, as MiddlewareConfig.OnFailure reports
+// them.
+const (
+	FailureNoCredentials  = "no_credentials"  // no Authorization header
+	FailureBadCredentials = "bad_credentials" // an unknown, expired, revoked or malformed token or secret
+	FailureForbidden      = "forbidden"       // the actor lacks the route's privilege
+	FailureLogin          = "login_rejected"  // a wrong username or password at /logIn
+	FailureLoginLocked    = "login_locked"    // a login refused while the account or address is locked out
+)
 
 // Middleware authenticates every request but the public ones, attaches the
 // actor and the audit request metadata to its context, sets the trace
@@ -61,28 +80,50 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 			next.ServeHTTP(w, r.WithContext(WithActor(ctx, a)))
 			return
 		}
+		failed := func(reason string) {
+			if c.OnFailure != nil {
+				c.OnFailure(reason)
+			}
+		}
 		if isPublic(r.URL.Path) {
-			next.ServeHTTP(w, r.WithContext(ctx))
+			if r.URL.Path != LoginPath || c.OnFailure == nil {
+				next.ServeHTTP(w, r.WithContext(ctx))
+				return
+			}
+			sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(sw, r.WithContext(ctx))
+			switch sw.status {
+			case http.StatusUnauthorized:
+				failed(FailureLogin)
+			case http.StatusTooManyRequests:
+				failed(FailureLoginLocked)
+			}
 			return
 		}
 		h := r.Header.Get("Authorization")
 		if h == "" {
-			c.WriteError(w, r, errUnauthorized)
+			failed(FailureNoCredentials)
+			refuse(w, r, c.WriteError, errUnauthorized)
 			return
 		}
 		a, err := s.parseAuthorization(ctx, h)
 		if err != nil {
 			if k := catalog.KindOf(err); k != catalog.Unauthorized && k != catalog.Forbidden {
 				slog.ErrorContext(ctx, "authenticate request", "err", err)
+			} else {
+				failed(FailureBadCredentials)
 			}
-			c.WriteError(w, r, err)
+			refuse(w, r, c.WriteError, err)
 			return
 		}
 		ctx = WithActor(ctx, a)
 		r = r.WithContext(ctx)
 		after, err := s.authorizeRoute(r, a.URN)
 		if err != nil {
-			c.WriteError(w, r, err)
+			if catalog.KindOf(err) == catalog.Forbidden {
+				failed(FailureForbidden)
+			}
+			refuse(w, r, c.WriteError, err)
 			return
 		}
 		if after == nil {
@@ -95,6 +136,18 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 	})
 }
 
+// refuse answers a request the middleware turns away, without reading its
+// body. A request that declared one is answered with Connection: close: else
+// net/http would read (up to 256 KB of) the body before sending the answer,
+// waiting for a body the client may never send. With it, the answer goes
+// out at once and the connection is closed after it.
+func refuse(w http.ResponseWriter, r *http.Request, writeError func(http.ResponseWriter, *http.Request, error), err error) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
+	writeError(w, r, err)
+}
+
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -104,6 +157,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ClientIP is the address the request came from. Forwarding headers are not
 // trusted: anyone can send them, and login throttling keys on the address.
@@ -161,6 +217,8 @@ func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(stat
 	switch {
 	case p == audit.SearchPath:
 		return nil, s.Require(ctx, actor, Resource{}, "search audit events", PrivGetAnalytics)
+	case p == MetricsPath:
+		return nil, s.Require(ctx, actor, Resource{}, "read metrics", PrivGetAnalytics)
 	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath:
 		return nil, nil
 	case r.Method == http.MethodGet:

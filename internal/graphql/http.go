@@ -57,6 +57,9 @@ func New(c Config) *Handler {
 	exec.Use(limits{depth: MaxDepth, complexity: MaxComplexity})
 	exec.SetErrorPresenter(presentError)
 	exec.SetRecoverFunc(recoverPanic)
+	if c.ObserveOperation != nil {
+		exec.Use(observer{observe: c.ObserveOperation})
+	}
 	h := &Handler{exec: exec, actor: c.Actor, maxBody: c.MaxBody}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBody

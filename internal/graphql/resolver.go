@@ -16,6 +16,7 @@ package graphql
 import (
 	"context"
 	"net/http"
+	"time"
 
 	generated "github.com/catalogd/catalogd/gen/graphql"
 	"github.com/catalogd/catalogd/internal/auth"
@@ -42,6 +43,10 @@ type Config struct {
 	Actor func(*http.Request) string
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
 	MaxBody int64
+	// ObserveOperation, when set, is told of every operation answered:
+	// its name as the request gave it ("" for none), its outcome
+	// (OutcomeOK, OutcomeError, OutcomeRejected) and how long it took.
+	ObserveOperation func(name, outcome string, d time.Duration)
 }
 
 // Resolver is the root resolver. It is safe for concurrent use: per-request

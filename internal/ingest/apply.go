@@ -31,7 +31,7 @@ type applier struct {
 	touched map[string]*touch // URNs written, in first-touch order via order
 	order   []string
 	written int
-	changes []Change // for the audit log, when the service has an auditor
+	changes []Change // for the audit log and the observer, when the service has them
 
 	// A planning applier (see Service.plan) runs before the transaction,
 	// with no tx: flush keeps each round of writes in rounds instead of
@@ -432,7 +432,7 @@ func (a *applier) put(ctx context.Context, urn, aspect string, decoded any, valu
 
 // audit notes one change for the audit log.
 func (a *applier) audit(urn, entity, aspect string, deleted bool) {
-	if len(a.svc.auditors) > 0 {
+	if len(a.svc.auditors) > 0 || a.svc.observer != nil {
 		key := a.touched[urn] != nil && a.touched[urn].entity.KeyAspect == aspect
 		a.changes = append(a.changes, Change{URN: urn, EntityType: entity, Aspect: aspect, Deleted: deleted, Key: key})
 	}

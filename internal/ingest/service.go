@@ -118,6 +118,17 @@ type Authorizer interface {
 	AuthorizeChanges(ctx context.Context, actor string, changes []Change) error
 }
 
+// Observer learns of the outcome of each request once it is decided, for
+// metrics. It is called after the transaction, and must not block.
+type Observer interface {
+	// Committed reports a request of n proposals that committed changes
+	// (none when every value was unchanged).
+	Committed(n int, changes []Change)
+	// Failed reports a request of n proposals that failed with err;
+	// nothing of it was written.
+	Failed(n int, err error)
+}
+
 // Service applies proposals. It is safe for concurrent use.
 type Service struct {
 	reg     *registry.Registry
@@ -127,6 +138,7 @@ type Service struct {
 	// control); the CLI's local loader runs without them.
 	auditors   []Auditor
 	authorizer Authorizer
+	observer   Observer
 	now        func() time.Time
 	schemas    schemaCache // parsed aspect schemas, for PATCH
 	// ahead reads the state requests are planned against (WithPlanAhead);
@@ -152,6 +164,9 @@ func WithAuditor(a Auditor) Option { return func(s *Service) { s.auditors = appe
 
 // WithAuthorizer makes the service ask a before every write.
 func WithAuthorizer(a Authorizer) Option { return func(s *Service) { s.authorizer = a } }
+
+// WithObserver makes the service report the outcome of every request to o.
+func WithObserver(o Observer) Option { return func(s *Service) { s.observer = o } }
 
 // WithPlanAhead makes the service plan each request's writes, and build
 // its search documents, before the write transaction, against the state
@@ -186,6 +201,22 @@ type Result struct {
 // Ingest applies props as one atomic change made by actor. When the request
 // holds more than one proposal, errors name the failing proposal by index.
 func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Proposal) (Result, error) {
+	if s.observer == nil {
+		return s.ingest(ctx, actor, props, nil)
+	}
+	var changes []Change
+	res, err := s.ingest(ctx, actor, props, &changes)
+	if err != nil {
+		s.observer.Failed(len(props), err)
+	} else {
+		s.observer.Committed(len(props), changes)
+	}
+	return res, err
+}
+
+// ingest is Ingest, also setting *changes, when not nil, to the changes
+// committed.
+func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Proposal, changes *[]Change) (Result, error) {
 	if actor == "" {
 		actor = catalog.SystemActor
 	}
@@ -245,6 +276,9 @@ func (s *Service) Ingest(ctx context.Context, actor string, props []catalog.Prop
 			}
 		}
 		res.Written, err = a.write(ctx)
+		if changes != nil {
+			*changes = a.changes
+		}
 		return err
 	})
 	if pl != nil {

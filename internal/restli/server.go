@@ -45,7 +45,9 @@ type Handler struct {
 	maxBody int64
 	config  map[string]any
 	actions map[string]map[string]ActionFunc // resource → action → handler
-	mux     *http.ServeMux
+	// actionRoutes maps the patterns of the action routes to their resource.
+	actionRoutes map[string]string
+	mux          *http.ServeMux
 }
 
 // Config holds a Handler's dependencies.
@@ -82,12 +84,13 @@ func New(c Config) *Handler {
 	h.HandleAction("entities", "batchIngest", h.batchIngestSnapshots)
 	h.HandleAction("entities", "delete", h.deleteEntity)
 
+	h.actionRoutes = map[string]string{"POST /gms/operations": "operations", "POST /api/gms/operations": "operations"}
 	for _, res := range []string{"aspects", "entities", "entitiesV2", "relationships", "operations"} {
-		res := res
-		h.mux.HandleFunc("POST /"+res, func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, res) })
+		h.actionRoutes["POST /"+res] = res
 	}
-	h.mux.HandleFunc("POST /gms/operations", func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, "operations") })
-	h.mux.HandleFunc("POST /api/gms/operations", func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, "operations") })
+	for pattern, res := range h.actionRoutes {
+		h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h.serveAction(w, r, res) })
+	}
 	h.mux.HandleFunc("GET /entitiesV2/", h.getEntityV2)
 	h.mux.HandleFunc("GET /entitiesV2", h.batchGetEntityV2)
 	h.mux.HandleFunc("GET /entities/", h.getEntitySnapshot)
@@ -111,6 +114,20 @@ func (h *Handler) HandleAction(resource, name string, fn ActionFunc) {
 // HandleFunc registers a non-action route (pattern as for http.ServeMux)
 // that shares the rest.li conventions.
 func (h *Handler) HandleFunc(pattern string, fn http.HandlerFunc) { h.mux.HandleFunc(pattern, fn) }
+
+// Route names the route r takes, for labelling metrics: the pattern it
+// matches ("GET /entitiesV2/"), with the action of a registered rest.li
+// action ("POST /aspects?action=ingestProposal"); "" when no route matches.
+// Its values are bounded by the routes registered, whatever the requests.
+func (h *Handler) Route(r *http.Request) string {
+	_, pattern := h.mux.Handler(r)
+	if res, ok := h.actionRoutes[pattern]; ok {
+		if name := r.URL.Query().Get("action"); h.actions[res][name] != nil {
+			return pattern + "?action=" + name
+		}
+	}
+	return pattern
+}
 
 // Actor returns the URN of the caller of r.
 func (h *Handler) Actor(r *http.Request) string { return h.actor(r) }

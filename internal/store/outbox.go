@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -31,6 +32,18 @@ var outboxMigrations = []Migration{{
 		}
 		return execAll(`CREATE TABLE IF NOT EXISTS search_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, urn TEXT NOT NULL)`)(ctx, tx, dialect)
 	},
+}, {
+	Version: 2,
+	Name:    "search outbox entry times",
+	// created_ms (epoch ms) tells how far the index lags behind; entries
+	// already waiting count from the migration.
+	Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE search_outbox ADD COLUMN created_ms BIGINT NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE search_outbox SET created_ms = ?`, time.Now().UnixMilli())
+		return err
+	},
 }}
 
 // OpenOutbox brings the outbox table up to date. Call it before writes that
@@ -41,11 +54,12 @@ func (db *DB) OpenOutbox(ctx context.Context) error {
 
 // AppendSearchOutbox records urns for the search drainer, in tx.
 func (tx *Tx) AppendSearchOutbox(ctx context.Context, urns []string) error {
-	flat := make([]any, len(urns))
-	for i, u := range urns {
-		flat[i] = u
+	now := time.Now().UnixMilli()
+	flat := make([]any, 0, 2*len(urns))
+	for _, u := range urns {
+		flat = append(flat, u, now)
 	}
-	if err := tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_outbox", cols: []string{"urn"}, types: []string{"text"}}, flat); err != nil {
+	if err := tx.db.q.insertRows(ctx, tx.q, bulkInsert{table: "search_outbox", cols: []string{"urn", "created_ms"}, types: []string{"text", "bigint"}}, flat); err != nil {
 		return tx.db.fail(ctx, err, "append %s to the search outbox", describeURNs(urns))
 	}
 	return nil
@@ -72,6 +86,19 @@ func (db *DB) ReadSearchOutbox(ctx context.Context, limit int) ([]int64, []strin
 		return nil, nil, db.fail(ctx, err, "read the search outbox")
 	}
 	return seqs, urns, nil
+}
+
+// SearchOutboxLag returns the number of entries not yet acknowledged and
+// when the oldest of them was appended (zero when there is none).
+func (db *DB) SearchOutboxLag(ctx context.Context) (pending int64, oldest time.Time, err error) {
+	var first sql.NullInt64
+	if err := db.sql.QueryRowContext(ctx, "SELECT count(*), min(created_ms) FROM search_outbox").Scan(&pending, &first); err != nil {
+		return 0, time.Time{}, db.fail(ctx, err, "read the search outbox")
+	}
+	if first.Valid {
+		oldest = time.UnixMilli(first.Int64)
+	}
+	return pending, oldest, nil
 }
 
 // AckSearchOutbox removes indexed entries.

@@ -72,6 +72,8 @@ type DB struct {
 	stopCheckpoints func()
 	// path is the SQLite database file; empty on PostgreSQL.
 	path string
+	// observeTx is told of every transaction Update runs; nil for none.
+	observeTx TxObserver
 	reader
 }
 
@@ -82,6 +84,18 @@ type options struct {
 	maxConns        int
 	checkpointEvery time.Duration
 	restartFrames   int
+	observeTx       TxObserver
+}
+
+// TxObserver is told of each write transaction Update ran: how long it
+// waited to begin (on SQLite, for the writer slot), how long it then ran
+// until its commit or rollback, and whether it committed. It is called
+// after the transaction and must not block.
+type TxObserver func(wait, run time.Duration, committed bool)
+
+// WithTxObserver makes Update report every transaction to o.
+func WithTxObserver(o TxObserver) Option {
+	return func(opts *options) { opts.observeTx = o }
 }
 
 // Option configures Open.
@@ -125,6 +139,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.observeTx = o.observeTx
 	if err := db.sql.PingContext(ctx); err != nil {
 		db.sql.Close()
 		return nil, db.fail(ctx, err, "connect to %s database", db.dialect)
@@ -377,15 +392,20 @@ func (db *DB) Close() error {
 // Update runs fn in one read-write transaction, rolled back when fn returns an
 // error or panics. On SQLite write transactions run one at a time.
 func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
+	asked := time.Now()
 	btx, release, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	committed := false
+	begun := time.Now()
+	committed, ok := false, false // committed: Commit was called; ok: it succeeded
 	defer func() {
 		if !committed {
 			_ = btx.Rollback()
+		}
+		if db.observeTx != nil {
+			db.observeTx(begun.Sub(asked), time.Since(begun), ok)
 		}
 	}()
 	var q querier = btx.Tx
@@ -405,6 +425,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	if err := btx.Commit(); err != nil {
 		return db.fail(ctx, err, "commit")
 	}
+	ok = true
 	return nil
 }
 
