@@ -511,7 +511,7 @@ var sources = []*ast.Source{
 extend type Query {
   "Personal access tokens: all with Manage Access Tokens, else the caller's own."
   listAccessTokens(input: ListAccessTokenInput!): ListAccessTokenResult!
-  "Generates a stateless token (not stored, not revocable) for an actor."
+  "Generates a stateless token (not stored, not revocable) for the caller, who must name themselves as the actor."
   getAccessToken(input: GetAccessTokenInput!): AccessToken
   listPolicies(input: ListPoliciesInput!): ListPoliciesResult
   listIngestionSources(input: ListIngestionSourcesInput!): ListIngestionSourcesResult
