@@ -776,7 +776,9 @@ type Query {
   dataset(urn: String!): Dataset
   chart(urn: String!): Chart
   dashboard(urn: String!): Dashboard
+  "A user by URN, stored or not: a removed user has its aspects null and exists false."
   corpUser(urn: String!): CorpUser
+  "A group by URN, stored or not: a removed group has its aspects null and exists false."
   corpGroup(urn: String!): CorpGroup
   glossaryTerm(urn: String!): GlossaryTerm
   glossaryNode(urn: String!): GlossaryNode

@@ -111,7 +111,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		actor = h.actor(r)
 	}
 	ctx = WithActor(ctx, actor)
-	ctx = withLoader(ctx, newLoader(h.resolver.store))
+	ctx = withLoader(ctx, newLoader(h.resolver.store, h.resolver.nativeUsers()))
 
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
