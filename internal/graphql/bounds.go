@@ -131,7 +131,8 @@ func scanNesting(q string) *gqlerror.Error {
 	return nil
 }
 
-// lineEnd returns the index of the last byte of the comment starting at i.
+// lineEnd returns the index of the line break ending the comment starting
+// at i, or the end of q.
 func lineEnd(q string, i int) int {
 	for ; i < len(q); i++ {
 		if q[i] == '\n' || q[i] == '\r' {
