@@ -210,3 +210,60 @@ func TestAuthGraphQL(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthGraphQLTokensForOthers checks DataHub's rules on tokens for
+// another user: getAccessToken mints a token for its caller only, even an
+// administrator, while createAccessToken lets a holder of Manage Access
+// Tokens create a stored token for anyone.
+func TestAuthGraphQLTokensForOthers(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			const get = `query($in: GetAccessTokenInput!) { getAccessToken(input: $in) { accessToken } }`
+			forUser := func(urn string) map[string]any {
+				return map[string]any{"in": map[string]any{"type": "PERSONAL", "actorUrn": urn, "duration": "ONE_HOUR"}}
+			}
+			for _, c := range []struct{ name, token, actor string }{
+				{"an administrator for a user", s.admin, "urn:li:corpuser:reader"},
+				{"an administrator for a user who does not exist", s.admin, "urn:li:corpuser:jsmith"},
+				{"a user for an administrator", reader, "urn:li:corpuser:datahub"},
+			} {
+				r := s.gql(t, c.token, get, forUser(c.actor))
+				if len(r.Errors) != 1 || r.Errors[0].Message != "Unauthorized to perform this action. Please contact your DataHub administrator." ||
+					r.Errors[0].Extensions["code"] != float64(403) || r.Errors[0].Extensions["type"] != "UNAUTHORIZED" {
+					t.Errorf("%s: errors %+v, want DataHub's UNAUTHORIZED", c.name, r.Errors)
+				}
+				if d := string(r.Data["getAccessToken"]); d != "null" {
+					t.Errorf("%s: getAccessToken = %s, want null", c.name, d)
+				}
+			}
+			var got struct {
+				AccessToken string `json:"accessToken"`
+			}
+			s.mustGQL(t, reader, get, forUser("urn:li:corpuser:reader"), "getAccessToken", &got)
+			var me struct {
+				CorpUser struct{ Urn string } `json:"corpUser"`
+			}
+			s.mustGQL(t, got.AccessToken, `{ me { corpUser { urn } } }`, nil, "me", &me)
+			if me.CorpUser.Urn != "urn:li:corpuser:reader" {
+				t.Errorf("the reader's own token is for %q", me.CorpUser.Urn)
+			}
+
+			var created struct {
+				AccessToken string `json:"accessToken"`
+				Metadata    struct{ ActorUrn, OwnerUrn string }
+			}
+			s.mustGQL(t, s.admin, `mutation($in: CreateAccessTokenInput!) { createAccessToken(input: $in) { accessToken metadata { actorUrn ownerUrn } } }`,
+				map[string]any{"in": map[string]any{"type": "PERSONAL", "actorUrn": "urn:li:corpuser:reader", "duration": "ONE_DAY", "name": "for reader"}},
+				"createAccessToken", &created)
+			if created.Metadata.ActorUrn != "urn:li:corpuser:reader" || created.Metadata.OwnerUrn != "urn:li:corpuser:datahub" {
+				t.Errorf("created token metadata %+v", created.Metadata)
+			}
+			s.mustGQL(t, created.AccessToken, `{ me { corpUser { urn } } }`, nil, "me", &me)
+			if me.CorpUser.Urn != "urn:li:corpuser:reader" {
+				t.Errorf("the created token is for %q", me.CorpUser.Urn)
+			}
+		})
+	}
+}

@@ -496,8 +496,9 @@ func TestGraphQLMutations(t *testing.T) {
 		t.Errorf("listGroups = %s", got)
 	}
 	must(`mutation { removeGroup(urn: "urn:li:corpGroup:analysts") }`)
-	if d := must(`{ corpGroup(urn: "urn:li:corpGroup:analysts") { urn } }`); d["corpGroup"] != nil {
-		t.Errorf("group after removeGroup = %v", d)
+	// As in DataHub, the removed group still answers, with nothing stored.
+	if d := must(`{ corpGroup(urn: "urn:li:corpGroup:analysts") { urn exists properties { displayName } } }`); asJSON(d) != `{"corpGroup":{"exists":false,"properties":null,"urn":"urn:li:corpGroup:analysts"}}` {
+		t.Errorf("group after removeGroup = %s", asJSON(d))
 	}
 	if d := must(`mutation { removeUser(urn: "urn:li:corpuser:jdoe") }`); d["removeUser"] != true {
 		t.Errorf("removeUser = %v", d)

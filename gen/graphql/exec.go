@@ -511,7 +511,7 @@ var sources = []*ast.Source{
 extend type Query {
   "Personal access tokens: all with Manage Access Tokens, else the caller's own."
   listAccessTokens(input: ListAccessTokenInput!): ListAccessTokenResult!
-  "Generates a stateless token (not stored, not revocable) for an actor."
+  "Generates a stateless token (not stored, not revocable) for the caller, who must name themselves as the actor."
   getAccessToken(input: GetAccessTokenInput!): AccessToken
   listPolicies(input: ListPoliciesInput!): ListPoliciesResult
   listIngestionSources(input: ListIngestionSourcesInput!): ListIngestionSourcesResult
@@ -776,7 +776,9 @@ type Query {
   dataset(urn: String!): Dataset
   chart(urn: String!): Chart
   dashboard(urn: String!): Dashboard
+  "A user by URN, stored or not: a removed user has its aspects null and exists false."
   corpUser(urn: String!): CorpUser
+  "A group by URN, stored or not: a removed group has its aspects null and exists false."
   corpGroup(urn: String!): CorpGroup
   glossaryTerm(urn: String!): GlossaryTerm
   glossaryNode(urn: String!): GlossaryNode

@@ -141,7 +141,15 @@ func (r *queryResolver) GetAccessToken(ctx context.Context, in model.GetAccessTo
 	if err != nil {
 		return nil, err
 	}
-	token, err := a.IssueToken(ctx, actorOf(ctx), in.ActorUrn, string(in.Type), ttl)
+	// As in DataHub, getAccessToken mints a token for its caller only, even
+	// for a caller who may manage tokens: such a token is not stored, so no
+	// one could list or revoke it. createAccessToken makes stored tokens for
+	// others.
+	caller := actorOf(ctx)
+	if in.ActorUrn != caller {
+		return nil, catalog.Errorf(catalog.Forbidden, "%s may not generate an access token for %s", caller, in.ActorUrn)
+	}
+	token, err := a.IssueToken(ctx, caller, in.ActorUrn, string(in.Type), ttl)
 	if err != nil {
 		return nil, err
 	}

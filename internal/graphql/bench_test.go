@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,4 +185,47 @@ func word(i int) string {
 	syll := []string{"ka", "lo", "mi", "ra", "te", "su", "no", "vi", "de", "po"}
 	i %= 1000
 	return syll[i%10] + syll[(i/10)%10] + syll[(i/100)%10]
+}
+
+// BenchmarkHostileQueries answers queries built to exhaust the parser or the
+// validator, each 3 MB or the most the bounds let through: the figures are
+// the time a request of each kind holds a core.
+func BenchmarkHostileQueries(b *testing.B) {
+	h := graphql.New(graphql.Config{Registry: registry.Default()})
+	const size = 3 << 20
+	deep := func(open, inner, close string) string {
+		n := size / (len(open) + len(close))
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	chain := func(n, k int) string { // unused fragments, each spreading the next
+		var sb strings.Builder
+		sb.WriteString("{ __typename } ")
+		for i := range n - 1 {
+			fmt.Fprintf(&sb, "fragment F%d on Query { ...F%d %s } ", i, i+1, strings.Repeat(" __typename", k))
+		}
+		fmt.Fprintf(&sb, "fragment F%d on Query { __typename }", n-1)
+		return sb.String()
+	}
+	for _, q := range []struct{ name, query string }{
+		{"nested selections", deep("{a", "", "}")},
+		{"nested lists", "{ dataset(urn: " + deep("[", "1", "]") + ") { urn } }"},
+		{"many fields", "{" + strings.Repeat(" __typename", size/11) + "}"},
+		{"same name within bounds", "{" + strings.Repeat(" __typename", 990) + "}"},
+		{"fragment chain within bounds", chain(25, 4)},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			i := 0
+			latencies(b, func() {
+				// A new comment each time, so that no answer comes from the
+				// query cache.
+				i++
+				body, _ := json.Marshal(map[string]any{"query": q.query + "\n# " + strconv.Itoa(i)})
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/graphql", bytes.NewReader(body)))
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d", w.Code)
+				}
+			})
+		})
+	}
 }

@@ -647,14 +647,12 @@ func (r *corpUserResolver) Status(ctx context.Context, obj *corpUserT) (*model.C
 	return &st, nil
 }
 
-// IsNativeUser reports whether the user has credentials stored here.
+// IsNativeUser reports whether the user logs in with a password stored
+// here, as DataHub computes it from the corpUserCredentials aspect: null
+// when the user has none. The read APIs never see that aspect, so the auth
+// service answers.
 func (r *corpUserResolver) IsNativeUser(ctx context.Context, obj *corpUserT) (*bool, error) {
-	e, err := r.loaderOf(ctx).get(ctx, obj.Urn)
-	if err != nil {
-		return nil, err
-	}
-	_, ok := e.aspects["corpUserCredentials"]
-	return &ok, nil
+	return r.loaderOf(ctx).isNative(ctx, obj.Urn)
 }
 
 // Name is the group's id.

@@ -2,7 +2,6 @@ package graphql
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -24,14 +23,6 @@ import (
 // DefaultMaxBody bounds a GraphQL request body when Config.MaxBody is 0.
 const DefaultMaxBody = 8 << 20
 
-// Limits of an operation, checked before it runs. DataHub's defaults are a
-// depth of 50 and a complexity of 2000, complexity counting every field of
-// the operation once (fragments expanded).
-const (
-	MaxDepth      = 50
-	MaxComplexity = 2000
-)
-
 // Content types of GraphQL over HTTP.
 const (
 	contentJSON            = "application/json"
@@ -51,10 +42,13 @@ func New(c Config) *Handler {
 	r := newResolver(c)
 	es := generated.NewExecutableSchema(generated.Config{Resolvers: r})
 	exec := executor.New(es)
-	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	cache := lru.New[*ast.QueryDocument](1000)
+	exec.SetQueryCache(cache)
+	exec.SetParserTokenLimit(MaxTokens)
 	exec.Use(extension.Introspection{})
 	exec.Use(&extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	exec.Use(limits{depth: MaxDepth, complexity: MaxComplexity})
+	// After the persisted query extension, which may fill the query in.
+	exec.Use(bounds{cache: cache})
 	exec.SetErrorPresenter(presentError)
 	exec.SetRecoverFunc(recoverPanic)
 	if c.ObserveOperation != nil {
@@ -120,7 +114,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		actor = h.actor(r)
 	}
 	ctx = WithActor(ctx, actor)
-	ctx = withLoader(ctx, newLoader(h.resolver.store))
+	ctx = withLoader(ctx, newLoader(h.resolver.store, h.resolver.nativeUsers()))
 
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
@@ -235,58 +229,4 @@ func writeResponse(w http.ResponseWriter, resp *graphql.Response, executed bool)
 	}
 	buf.WriteString(`"extensions":{}}`)
 	_, _ = w.Write(buf.Bytes())
-}
-
-// limits rejects operations deeper than depth or with more than complexity
-// fields, before they run.
-type limits struct{ depth, complexity int }
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = limits{}
-
-// ExtensionName implements graphql.HandlerExtension.
-func (limits) ExtensionName() string { return "Limits" }
-
-// Validate implements graphql.HandlerExtension.
-func (limits) Validate(graphql.ExecutableSchema) error { return nil }
-
-// MutateOperationContext implements graphql.OperationContextMutator.
-func (l limits) MutateOperationContext(_ context.Context, rc *graphql.OperationContext) *gqlerror.Error {
-	fields, depth := measure(rc.Operation.SelectionSet, 1, map[string]bool{})
-	if depth > l.depth {
-		return withCode(gqlerror.Errorf("operation has depth %d, which exceeds the limit of %d", depth, l.depth), codeBadRequest)
-	}
-	if fields > l.complexity {
-		return withCode(gqlerror.Errorf("operation has complexity %d, which exceeds the limit of %d", fields, l.complexity), codeBadRequest)
-	}
-	return nil
-}
-
-// measure counts the fields of a selection set and its depth, expanding
-// fragments; a fragment already being expanded (a cycle, which validation
-// rejects anyway) is not expanded again.
-func measure(set ast.SelectionSet, level int, active map[string]bool) (fields, depth int) {
-	depth = level - 1
-	for _, s := range set {
-		var n, d int
-		switch s := s.(type) {
-		case *ast.Field:
-			n, d = measure(s.SelectionSet, level+1, active)
-			n++
-		case *ast.InlineFragment:
-			n, d = measure(s.SelectionSet, level, active)
-		case *ast.FragmentSpread:
-			if s.Definition == nil || active[s.Name] {
-				continue
-			}
-			active[s.Name] = true
-			n, d = measure(s.Definition.SelectionSet, level, active)
-			delete(active, s.Name)
-		}
-		fields += n
-		depth = max(depth, d)
-	}
-	return fields, depth
 }

@@ -14,9 +14,21 @@ import (
 // it again. It is safe for concurrent use by the resolvers of one request.
 type loader struct {
 	store catalog.Reader
+	// natives reports which of some users are native (see
+	// auth.Service.NativeUsers); nil when the server has no auth service.
+	natives func(ctx context.Context, users []string) (map[string]bool, error)
 
 	mu      sync.Mutex
 	entries map[string]*entry
+	native  map[string]*nativeEntry
+}
+
+// nativeEntry is whether one user is native: nil when the user has no
+// credentials.
+type nativeEntry struct {
+	done   chan struct{}
+	native *bool
+	err    error
 }
 
 // entry is the stored state of one URN: its latest aspects by name.
@@ -29,8 +41,8 @@ type entry struct {
 	decoded map[string]any // aspect name → decoded value, see aspectOf
 }
 
-func newLoader(store catalog.Reader) *loader {
-	return &loader{store: store, entries: map[string]*entry{}}
+func newLoader(store catalog.Reader, natives func(context.Context, []string) (map[string]bool, error)) *loader {
+	return &loader{store: store, natives: natives, entries: map[string]*entry{}, native: map[string]*nativeEntry{}}
 }
 
 type loaderKey struct{}
@@ -45,7 +57,7 @@ func (r *Resolver) loaderOf(ctx context.Context) *loader {
 	if l, ok := ctx.Value(loaderKey{}).(*loader); ok {
 		return l
 	}
-	return newLoader(r.store)
+	return newLoader(r.store, r.nativeUsers())
 }
 
 // prime fetches, in one store query, every URN of urns not yet cached.
@@ -109,6 +121,7 @@ func (l *loader) forget(urns ...string) {
 	l.mu.Lock()
 	for _, u := range urns {
 		delete(l.entries, u)
+		delete(l.native, u)
 	}
 	l.mu.Unlock()
 }
@@ -148,4 +161,47 @@ func aspectOf[T any](ctx context.Context, l *loader, urn, name string) (*T, erro
 	}
 	e.decoded[name] = v
 	return v, nil
+}
+
+// isNative reports whether user is a native user, nil when the user has no
+// credentials or the server has no auth service. The first call asks about
+// every user the request has read so far with one query, so that a list of
+// users costs one query, not one per user.
+func (l *loader) isNative(ctx context.Context, user string) (*bool, error) {
+	if l.natives == nil {
+		return nil, nil
+	}
+	l.mu.Lock()
+	e := l.native[user]
+	if e == nil {
+		batch := []string{user}
+		for u := range l.entries {
+			if u != user && l.native[u] == nil && urnType(u) == "corpuser" {
+				batch = append(batch, u)
+			}
+		}
+		fresh := make([]*nativeEntry, len(batch))
+		for i, u := range batch {
+			fresh[i] = &nativeEntry{done: make(chan struct{})}
+			l.native[u] = fresh[i]
+		}
+		e = fresh[0]
+		l.mu.Unlock()
+		flags, err := l.natives(ctx, batch)
+		for i, u := range batch {
+			fresh[i].err = err
+			if v, ok := flags[u]; ok {
+				fresh[i].native = &v
+			}
+			close(fresh[i].done)
+		}
+	} else {
+		l.mu.Unlock()
+	}
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return e.native, e.err
 }

@@ -3,6 +3,7 @@ package graphql
 import (
 	"context"
 
+	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 )
 
@@ -47,14 +48,27 @@ func (r *queryResolver) Dashboard(ctx context.Context, urn string) (*model.Dashb
 	return one(ctx, r.Resolver, urn, "dashboard", func(u string) *model.Dashboard { return &model.Dashboard{Urn: u} })
 }
 
-// CorpUser returns a user by URN.
-func (r *queryResolver) CorpUser(ctx context.Context, urn string) (*model.CorpUser, error) {
-	return one(ctx, r.Resolver, urn, "corpuser", func(u string) *model.CorpUser { return &model.CorpUser{Urn: u} })
+// keyed returns the entity of the given type at urn whether or not anything
+// is stored for it, as DataHub answers users and groups: from their key,
+// which it makes from the URN when none is stored, so that a removed one
+// reads with its aspects null and exists false. It is nil when urn is
+// malformed or names another entity type.
+func keyed[T any](urn, entityType string, mk func(string) *T) *T {
+	u, err := catalog.ParseURN(urn)
+	if err != nil || u.EntityType() != entityType {
+		return nil
+	}
+	return mk(urn)
 }
 
-// CorpGroup returns a group by URN.
-func (r *queryResolver) CorpGroup(ctx context.Context, urn string) (*model.CorpGroup, error) {
-	return one(ctx, r.Resolver, urn, "corpGroup", func(u string) *model.CorpGroup { return &model.CorpGroup{Urn: u} })
+// CorpUser returns a user by URN, stored or not (see keyed).
+func (r *queryResolver) CorpUser(_ context.Context, urn string) (*model.CorpUser, error) {
+	return keyed(urn, "corpuser", func(u string) *model.CorpUser { return &model.CorpUser{Urn: u} }), nil
+}
+
+// CorpGroup returns a group by URN, stored or not (see keyed).
+func (r *queryResolver) CorpGroup(_ context.Context, urn string) (*model.CorpGroup, error) {
+	return keyed(urn, "corpGroup", func(u string) *model.CorpGroup { return &model.CorpGroup{Urn: u} }), nil
 }
 
 // GlossaryTerm returns a glossary term by URN.

@@ -36,8 +36,8 @@ type Config struct {
 	Search   *search.Service
 	Lineage  *graph.Service
 	// Auth checks privileges and manages tokens, policies and ingestion
-	// sources; nil leaves those operations failing and grants every
-	// platform privilege in me.
+	// sources; nil leaves those operations failing, grants every platform
+	// privilege in me and leaves CorpUser.isNativeUser null.
 	Auth *auth.Service
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
@@ -62,6 +62,14 @@ type Resolver struct {
 
 func newResolver(c Config) *Resolver {
 	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth}
+}
+
+// nativeUsers returns the auth service's NativeUsers, nil without one.
+func (r *Resolver) nativeUsers() func(context.Context, []string) (map[string]bool, error) {
+	if r.auth == nil {
+		return nil
+	}
+	return r.auth.NativeUsers
 }
 
 type actorKey struct{}

@@ -1,0 +1,192 @@
+package graphql
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/formatter"
+	"github.com/vektah/gqlparser/v2/parser"
+)
+
+// nest returns open repeated n times, then inner, then close repeated n times.
+func nest(open, inner, close string, n int) string {
+	return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+}
+
+func TestScanNesting(t *testing.T) {
+	sel, val := MaxSelectionNesting, MaxValueNesting
+	tests := []struct {
+		name    string
+		query   string
+		wantErr string // "" when the query passes
+		line    int
+		column  int
+	}{
+		{name: "flat", query: `{ me { corpUser { urn } } }`},
+		{name: "selections at the limit", query: nest("{a", "", "}", sel)},
+		{name: "selections over the limit", query: nest("{a", "", "}", sel+1), wantErr: "selection sets exceed the nesting depth limit of 100", line: 1, column: 2*sel + 1},
+		{name: "inline fragments count as selection sets", query: "{" + nest("... on Query {", "__typename", "}", sel) + "}", wantErr: "selection sets"},
+		{name: "values at the limit", query: `{ a(x: ` + nest("[", "1", "]", val-1) + `) }`},
+		{name: "values over the limit", query: `{ a(x: ` + nest("[", "1", "]", val) + `) }`, wantErr: "values exceed the nesting depth limit of 50", line: 1, column: 7 + val},
+		{name: "object values are values", query: `{ a(x: ` + nest("{a:", "1", "}", val) + `) }`, wantErr: "values exceed"},
+		{name: "variable types are values", query: `query($x: ` + nest("[", "Int", "]", val) + `) { a }`, wantErr: "values exceed"},
+		{name: "brackets in a string", query: `{ a(x: "` + strings.Repeat("{[(", 1000) + `") }`},
+		{name: "escaped quote in a string", query: `{ a(x: "\"` + strings.Repeat("{", 1000) + `") }`},
+		{name: "brackets in a block string", query: `{ a(x: """` + strings.Repeat("{[\"\n", 1000) + `""") }`},
+		{name: "escaped triple quote in a block string", query: `{ a(x: """ \""" ` + strings.Repeat("{", 1000) + ` """) }`},
+		{name: "brackets in a comment", query: "{ a # " + strings.Repeat("{", 1000) + "\n}"},
+		{name: "a comment ends at a carriage return", query: "{ a # x\r" + nest("{a", "", "}", sel) + "}", wantErr: "selection sets"},
+		{name: "an unterminated string ends at its line", query: "{ a(x: \"{{{\n) " + nest("{a", "", "}", sel) + "}", wantErr: "selection sets", line: 2, column: 2*sel + 1},
+		{name: "an unterminated block string runs to the end", query: `{ a(x: """` + strings.Repeat("{", 1000)},
+		{name: "closing brackets alone", query: strings.Repeat("}])", 1000)},
+		{name: "columns count characters", query: "{ é " + nest("{a", "", "}", sel), wantErr: "selection sets", line: 1, column: 2*sel + 3},
+		{name: "lines count CRLF once", query: "{\r\n\r\n" + nest("{a", "", "}", sel), wantErr: "selection sets", line: 3, column: 2*sel - 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := scanNesting(tt.query)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("scanNesting = %v, want no error", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Message, tt.wantErr) {
+				t.Fatalf("scanNesting = %v, want %q", err, tt.wantErr)
+			}
+			if err.Extensions["code"] != "GRAPHQL_PARSE_FAILED" {
+				t.Errorf("extensions = %v, want the parse-failed code", err.Extensions)
+			}
+			if tt.line > 0 && (len(err.Locations) != 1 || err.Locations[0].Line != tt.line || err.Locations[0].Column != tt.column) {
+				t.Errorf("locations = %+v, want %d:%d", err.Locations, tt.line, tt.column)
+			}
+		})
+	}
+}
+
+func TestCheckDocument(t *testing.T) {
+	fragments := func(n int, body func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "fragment F%d on Query { %s } ", i, body(i))
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name    string
+		query   string
+		wantErr string
+	}{
+		{name: "small", query: `query Q { me { corpUser { ...U } } } fragment U on CorpUser { urn }`},
+		{name: "deep", query: "{ " + nest("a { ", "b", " }", MaxDepth) + " }", wantErr: "operation has depth 51, which exceeds the limit of 50"},
+		{name: "deep through fragments", query: "{ ...F0 } " + fragments(MaxDepth, func(i int) string {
+			return fmt.Sprintf("a { ...F%d }", i+1)
+		}) + fmt.Sprintf("fragment F%d on Query { b }", MaxDepth), wantErr: "depth 51"},
+		{name: "wide", query: "query W { " + strings.Repeat("a ", MaxComplexity) + "b }", wantErr: `operation "W" has complexity 2001, which exceeds the limit of 2000`},
+		{name: "the unused operation counts too", query: "query A { a } query B { " + strings.Repeat("a ", MaxComplexity+1) + "}", wantErr: `operation "B" has complexity`},
+		{name: "exponential fragments", query: "{ ...F0 } " + fragments(60, func(i int) string {
+			return fmt.Sprintf("...F%d ...F%d", i+1, i+1)
+		}) + "fragment F60 on Query { a }", wantErr: "has complexity 2147483647"},
+		{name: "fragment cycle", query: "{ ...F0 } " + fragments(100, func(i int) string {
+			return fmt.Sprintf("...F%d", (i+1)%100)
+		}), wantErr: "is spread within itself"},
+		{name: "unused fragment cycle", query: "{ a } fragment X on Query { ...Y } fragment Y on Query { ...X }", wantErr: "is spread within itself"},
+		{name: "unknown fragments count nothing", query: "{ ...Nope a }"},
+		{name: "fragments at the limit", query: "{ a } " + fragments(MaxFragments, func(int) string { return "a" })},
+		{name: "too many fragments", query: "{ a } " + fragments(MaxFragments+1, func(int) string { return "a" }), wantErr: "defines 257 fragments, more than the limit of 256"},
+		{name: "same names compared pairwise", query: "{ " + strings.Repeat("a ", 1001) + "}", wantErr: "too large to validate"},
+		{name: "fragments walked from every fragment", query: "{ a } " + fragments(60, func(i int) string {
+			return fmt.Sprintf("...F%d %s", i+1, strings.Repeat("b ", 30))
+		}) + "fragment F60 on Query { a }", wantErr: "too large to validate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, perr := parser.ParseQuery(&ast.Source{Input: tt.query})
+			if perr != nil {
+				t.Fatalf("parse: %v", perr)
+			}
+			err := checkDocument(doc)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("checkDocument = %v, want no error", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Message, tt.wantErr) {
+				t.Fatalf("checkDocument = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestBoundsAdmitDataHubUI checks that every operation of DataHub's web UI,
+// sent with the fragments it uses as the UI sends it, is within the bounds
+// on documents (complexity aside, which is DataHub's own limit).
+func TestBoundsAdmitDataHubUI(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "datahub-ui", "*.graphql"))
+	if err != nil || len(files) == 0 {
+		t.Skip("DataHub's web UI queries not found in ../shared/datahub-ui")
+	}
+	var all ast.QueryDocument
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, perr := parser.ParseQuery(&ast.Source{Name: f, Input: string(b)})
+		if perr != nil {
+			t.Fatalf("%s: %v", f, perr)
+		}
+		all.Operations = append(all.Operations, d.Operations...)
+		all.Fragments = append(all.Fragments, d.Fragments...)
+	}
+	byName := map[string]*ast.FragmentDefinition{}
+	for _, f := range all.Fragments {
+		byName[f.Name] = f
+	}
+	for _, op := range all.Operations {
+		doc := &ast.QueryDocument{Operations: ast.OperationList{op}}
+		used := map[string]bool{}
+		var add func(set ast.SelectionSet)
+		add = func(set ast.SelectionSet) {
+			for _, s := range set {
+				switch s := s.(type) {
+				case *ast.Field:
+					add(s.SelectionSet)
+				case *ast.InlineFragment:
+					add(s.SelectionSet)
+				case *ast.FragmentSpread:
+					if f := byName[s.Name]; f != nil && !used[s.Name] {
+						used[s.Name] = true
+						doc.Fragments = append(doc.Fragments, f)
+						add(f.SelectionSet)
+					}
+				}
+			}
+		}
+		add(op.SelectionSet)
+		var text bytes.Buffer
+		formatter.NewFormatter(&text).FormatQueryDocument(doc)
+		if err := scanNesting(text.String()); err != nil {
+			t.Errorf("%s: %v", op.Name, err)
+		}
+		if _, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: text.String()}, MaxTokens); err != nil {
+			t.Errorf("%s: %v", op.Name, err)
+		}
+		if len(doc.Fragments) > MaxFragments {
+			t.Errorf("%s: %d fragments", op.Name, len(doc.Fragments))
+		}
+		m := newMeasurer(doc)
+		if s := m.set(op.SelectionSet); s.depth > MaxDepth {
+			t.Errorf("%s: depth %d", op.Name, s.depth)
+		}
+		if w, ok := validationWork(doc, m.fragments, MaxValidationWork); !ok {
+			t.Errorf("%s: validation work %d", op.Name, w)
+		}
+	}
+}
