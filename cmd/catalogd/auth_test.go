@@ -432,14 +432,15 @@ func readFileString(path string) (string, error) {
 	return string(b), err
 }
 
-// statelessToken returns a stateless (not stored) token of user, issued by
-// the root user through GraphQL's getAccessToken.
+// statelessToken returns a stateless (not stored) token of user, which the
+// user asks for itself through GraphQL's getAccessToken.
 func (s *authServer) statelessToken(t testing.TB, user string) string {
 	t.Helper()
 	var got struct {
 		AccessToken string `json:"accessToken"`
 	}
-	s.mustGQL(t, s.admin, `query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
+	s.mustGQL(t, sessionToken(t, strings.TrimPrefix(user, "urn:li:corpuser:")),
+		`query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
 		map[string]any{"u": user}, "getAccessToken", &got)
 	return got.AccessToken
 }
