@@ -841,6 +841,14 @@ type OperationsActionResult struct {
 	union json.RawMessage
 }
 
+// ResetCredentialsRequest defines model for ResetCredentialsRequest.
+type ResetCredentialsRequest struct {
+	// Email The user's username (their email address when they signed up).
+	Email      string `json:"email"`
+	Password   string `json:"password"`
+	ResetToken string `json:"resetToken"`
+}
+
 // RestliError rest.li `ErrorResponse`. `exceptionClass` is e.g.
 // `com.linkedin.restli.server.RestLiServiceException`; `stackTrace` is a Java-style trace.
 //
@@ -1000,6 +1008,16 @@ type ServerConfigNoCode string
 type ServerVersion struct {
 	Commit  *string `json:"commit,omitempty"`
 	Version *string `json:"version,omitempty"`
+}
+
+// SignUpRequest defines model for SignUpRequest.
+type SignUpRequest struct {
+	// Email The new user's email address, which is also their username.
+	Email       string `json:"email"`
+	FullName    string `json:"fullName"`
+	InviteToken string `json:"inviteToken"`
+	Password    string `json:"password"`
+	Title       string `json:"title"`
 }
 
 // Snapshot An entity snapshot (`com.linkedin.metadata.snapshot.<X>Snapshot`).
@@ -1186,6 +1204,12 @@ type GetAspectParams struct {
 	XRestLiProtocolVersion *RestliProtocolVersion `json:"X-RestLi-Protocol-Version,omitempty"`
 }
 
+// AuthenticateParams defines parameters for Authenticate.
+type AuthenticateParams struct {
+	// RedirectUri Path to return to after signing in.
+	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
+}
+
 // EntitiesActionParams defines parameters for EntitiesAction.
 type EntitiesActionParams struct {
 	// Action The rest.li action to run.
@@ -1353,6 +1377,12 @@ type PostEntitiesV3JSONRequestBody = PostEntitiesV3JSONBody
 
 // OperationsActionJSONRequestBody defines body for OperationsAction for application/json ContentType.
 type OperationsActionJSONRequestBody = OperationsActionRequest
+
+// ResetNativeUserCredentialsJSONRequestBody defines body for ResetNativeUserCredentials for application/json ContentType.
+type ResetNativeUserCredentialsJSONRequestBody = ResetCredentialsRequest
+
+// SignUpJSONRequestBody defines body for SignUp for application/json ContentType.
+type SignUpJSONRequestBody = SignUpRequest
 
 // Getter for additional properties for ServerConfig. Returns the specified
 // element and whether it was found
@@ -2703,6 +2733,16 @@ type ClientInterface interface {
 	// Corresponds with GET /aspects/{urn} (the `GetAspect` operationId).
 	GetAspect(ctx context.Context, urn UrnPath, params *GetAspectParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// Authenticate Send the browser to sign in
+	//
+	// Where the web app sends a browser whose request was refused for want of a session. A
+	// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+	// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+	// to the sign-in page with `redirect_uri`. Never requires credentials.
+	//
+	// Corresponds with GET /authenticate (the `Authenticate` operationId).
+	Authenticate(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetConfig Server configuration probe
 	//
 	// Start-up probe of the DataHub SDK (`test_connection()`): must answer 200 with
@@ -2854,6 +2894,15 @@ type ClientInterface interface {
 	// Corresponds with POST /logIn (the `LogIn` operationId).
 	LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogOut Sign the browser out
+	//
+	// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+	// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+	// a copy of it works until it expires. Never requires credentials.
+	//
+	// Corresponds with GET /logOut (the `LogOut` operationId).
+	LogOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMetrics Prometheus metrics
 	//
 	// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -2979,12 +3028,68 @@ type ClientInterface interface {
 	// Corresponds with GET /relationships (the `GetRelationships` operationId).
 	GetRelationships(ctx context.Context, params *GetRelationshipsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ResetNativeUserCredentialsWithBody Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentialsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetNativeUserCredentials Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentials(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RestliDocs Endpoint documentation
 	//
 	// Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignUpWithBody Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUpWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignUp Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ApiGmsOperationsActionWithBody rest.li actions on the operations resource (/api/gms prefix)
@@ -3226,6 +3331,26 @@ func (c *Client) AspectsAction(ctx context.Context, params *AspectsActionParams,
 // Corresponds with GET /aspects/{urn} (the `GetAspect` operationId).
 func (c *Client) GetAspect(ctx context.Context, urn UrnPath, params *GetAspectParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAspectRequest(c.Server, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Authenticate Send the browser to sign in
+//
+// Where the web app sends a browser whose request was refused for want of a session. A
+// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+// to the sign-in page with `redirect_uri`. Never requires credentials.
+//
+// Corresponds with GET /authenticate (the `Authenticate` operationId).
+func (c *Client) Authenticate(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuthenticateRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3497,6 +3622,25 @@ func (c *Client) LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditor
 	return c.Client.Do(req)
 }
 
+// LogOut Sign the browser out
+//
+// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+// a copy of it works until it expires. Never requires credentials.
+//
+// Corresponds with GET /logOut (the `LogOut` operationId).
+func (c *Client) LogOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogOutRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMetrics Prometheus metrics
 //
 // The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -3732,6 +3876,52 @@ func (c *Client) GetRelationships(ctx context.Context, params *GetRelationshipsP
 	return c.Client.Do(req)
 }
 
+// ResetNativeUserCredentialsWithBody Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *Client) ResetNativeUserCredentialsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetNativeUserCredentialsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetNativeUserCredentials Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *Client) ResetNativeUserCredentials(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetNativeUserCredentialsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RestliDocs Endpoint documentation
 //
 // Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
@@ -3739,6 +3929,56 @@ func (c *Client) GetRelationships(ctx context.Context, params *GetRelationshipsP
 // Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 func (c *Client) RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRestliDocsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignUpWithBody Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *Client) SignUpWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignUpRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignUp Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *Client) SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignUpRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4136,6 +4376,60 @@ func NewGetAspectRequest(server string, urn UrnPath, params *GetAspectParams) (*
 			req.Header.Set("X-RestLi-Protocol-Version", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewAuthenticateRequest constructs an http.Request for the Authenticate method
+func NewAuthenticateRequest(server string, params *AuthenticateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/authenticate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RedirectUri != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", *params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -4653,6 +4947,33 @@ func NewLogInRequestWithBody(server string, contentType string, body io.Reader) 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewLogOutRequest constructs an http.Request for the LogOut method
+func NewLogOutRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/logOut")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5231,6 +5552,46 @@ func NewGetRelationshipsRequest(server string, params *GetRelationshipsParams) (
 	return req, nil
 }
 
+// NewResetNativeUserCredentialsRequest calls the generic ResetNativeUserCredentials builder with application/json body
+func NewResetNativeUserCredentialsRequest(server string, body ResetNativeUserCredentialsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResetNativeUserCredentialsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewResetNativeUserCredentialsRequestWithBody constructs an http.Request for the ResetNativeUserCredentials method, with any body, and a specified content type
+func NewResetNativeUserCredentialsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/resetNativeUserCredentials")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRestliDocsRequest constructs an http.Request for the RestliDocs method
 func NewRestliDocsRequest(server string) (*http.Request, error) {
 	var err error
@@ -5254,6 +5615,46 @@ func NewRestliDocsRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewSignUpRequest calls the generic SignUp builder with application/json body
+func NewSignUpRequest(server string, body SignUpJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSignUpRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSignUpRequestWithBody constructs an http.Request for the SignUp method, with any body, and a specified content type
+func NewSignUpRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/signUp")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5447,6 +5848,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /aspects/{urn} (the `GetAspect` operationId).
 	GetAspectWithResponse(ctx context.Context, urn UrnPath, params *GetAspectParams, reqEditors ...RequestEditorFn) (*GetAspectResponse, error)
 
+	// AuthenticateWithResponse Send the browser to sign in
+	//
+	// Where the web app sends a browser whose request was refused for want of a session. A
+	// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+	// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+	// to the sign-in page with `redirect_uri`. Never requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /authenticate (the `Authenticate` operationId).
+	AuthenticateWithResponse(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*AuthenticateResponse, error)
+
 	// GetConfigWithResponse Server configuration probe
 	//
 	// Start-up probe of the DataHub SDK (`test_connection()`): must answer 200 with
@@ -5608,6 +6021,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /logIn (the `LogIn` operationId).
 	LogInWithResponse(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*LogInResponse, error)
 
+	// LogOutWithResponse Sign the browser out
+	//
+	// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+	// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+	// a copy of it works until it expires. Never requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /logOut (the `LogOut` operationId).
+	LogOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogOutResponse, error)
+
 	// GetMetricsWithResponse Prometheus metrics
 	//
 	// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -5743,6 +6167,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /relationships (the `GetRelationships` operationId).
 	GetRelationshipsWithResponse(ctx context.Context, params *GetRelationshipsParams, reqEditors ...RequestEditorFn) (*GetRelationshipsResponse, error)
 
+	// ResetNativeUserCredentialsWithBodyWithResponse Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentialsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error)
+
+	// ResetNativeUserCredentialsWithResponse Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentialsWithResponse(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error)
+
 	// RestliDocsWithResponse Endpoint documentation
 	//
 	// Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
@@ -5751,6 +6201,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RestliDocsResponse, error)
+
+	// SignUpWithBodyWithResponse Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUpWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignUpResponse, error)
+
+	// SignUpWithResponse Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUpWithResponse(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*SignUpResponse, error)
 }
 
 // ApiGmsOperationsActionResponse200Headers the declared response headers of an HTTP 200 response for ApiGmsOperationsAction
@@ -6221,6 +6701,47 @@ func (r GetAspectResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAspectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AuthenticateResponse302Headers the declared response headers of an HTTP 302 response for Authenticate
+type AuthenticateResponse302Headers struct {
+	Location *string
+}
+
+type AuthenticateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *AuthenticateResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r AuthenticateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuthenticateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuthenticateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuthenticateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6822,6 +7343,47 @@ func (r LogInResponse) ContentType() string {
 	return ""
 }
 
+// LogOutResponse302Headers the declared response headers of an HTTP 302 response for LogOut
+type LogOutResponse302Headers struct {
+	Location *string
+}
+
+type LogOutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *LogOutResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogOutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogOutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogOutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogOutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMetricsResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetMetrics
 type GetMetricsResponse4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -7360,6 +7922,77 @@ func (r GetRelationshipsResponse) ContentType() string {
 	return ""
 }
 
+// ResetNativeUserCredentialsResponse4XXHeaders the declared response headers of an HTTP 4XX response for ResetNativeUserCredentials
+type ResetNativeUserCredentialsResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// ResetNativeUserCredentialsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ResetNativeUserCredentials
+type ResetNativeUserCredentialsResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type ResetNativeUserCredentialsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoginResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ResetNativeUserCredentialsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ResetNativeUserCredentialsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetNativeUserCredentialsResponse) GetJSON200() *LoginResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ResetNativeUserCredentialsResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ResetNativeUserCredentialsResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetNativeUserCredentialsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetNativeUserCredentialsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetNativeUserCredentialsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetNativeUserCredentialsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RestliDocsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7388,6 +8021,77 @@ func (r RestliDocsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RestliDocsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SignUpResponse4XXHeaders the declared response headers of an HTTP 4XX response for SignUp
+type SignUpResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// SignUpResponse5XXHeaders the declared response headers of an HTTP 5XX response for SignUp
+type SignUpResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type SignUpResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoginResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SignUpResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SignUpResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SignUpResponse) GetJSON200() *LoginResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SignUpResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SignUpResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r SignUpResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SignUpResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SignUpResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SignUpResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7603,6 +8307,24 @@ func (c *ClientWithResponses) GetAspectWithResponse(ctx context.Context, urn Urn
 		return nil, err
 	}
 	return ParseGetAspectResponse(rsp)
+}
+
+// AuthenticateWithResponse Send the browser to sign in
+//
+// Where the web app sends a browser whose request was refused for want of a session. A
+// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+// to the sign-in page with `redirect_uri`. Never requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /authenticate (the `Authenticate` operationId).
+func (c *ClientWithResponses) AuthenticateWithResponse(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*AuthenticateResponse, error) {
+	rsp, err := c.Authenticate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuthenticateResponse(rsp)
 }
 
 // GetConfigWithResponse Server configuration probe
@@ -7832,6 +8554,23 @@ func (c *ClientWithResponses) LogInWithResponse(ctx context.Context, body LogInJ
 	return ParseLogInResponse(rsp)
 }
 
+// LogOutWithResponse Sign the browser out
+//
+// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+// a copy of it works until it expires. Never requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /logOut (the `LogOut` operationId).
+func (c *ClientWithResponses) LogOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogOutResponse, error) {
+	rsp, err := c.LogOut(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogOutResponse(rsp)
+}
+
 // GetMetricsWithResponse Prometheus metrics
 //
 // The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -8033,6 +8772,44 @@ func (c *ClientWithResponses) GetRelationshipsWithResponse(ctx context.Context, 
 	return ParseGetRelationshipsResponse(rsp)
 }
 
+// ResetNativeUserCredentialsWithBodyWithResponse Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *ClientWithResponses) ResetNativeUserCredentialsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error) {
+	rsp, err := c.ResetNativeUserCredentialsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetNativeUserCredentialsResponse(rsp)
+}
+
+// ResetNativeUserCredentialsWithResponse Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *ClientWithResponses) ResetNativeUserCredentialsWithResponse(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error) {
+	rsp, err := c.ResetNativeUserCredentials(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetNativeUserCredentialsResponse(rsp)
+}
+
 // RestliDocsWithResponse Endpoint documentation
 //
 // Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
@@ -8046,6 +8823,48 @@ func (c *ClientWithResponses) RestliDocsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseRestliDocsResponse(rsp)
+}
+
+// SignUpWithBodyWithResponse Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *ClientWithResponses) SignUpWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignUpResponse, error) {
+	rsp, err := c.SignUpWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignUpResponse(rsp)
+}
+
+// SignUpWithResponse Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *ClientWithResponses) SignUpWithResponse(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*SignUpResponse, error) {
+	rsp, err := c.SignUp(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignUpResponse(rsp)
 }
 
 // ParseApiGmsOperationsActionResponse parses an HTTP response from a ApiGmsOperationsActionWithResponse call
@@ -8553,6 +9372,35 @@ func ParseGetAspectResponse(rsp *http.Response) (*GetAspectResponse, error) {
 			headers.XRestLiProtocolVersion = &value
 		}
 		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAuthenticateResponse parses an HTTP response from a AuthenticateWithResponse call
+func ParseAuthenticateResponse(rsp *http.Response) (*AuthenticateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuthenticateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers AuthenticateResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
 	}
 
 	return response, nil
@@ -9213,6 +10061,35 @@ func ParseLogInResponse(rsp *http.Response) (*LogInResponse, error) {
 	return response, nil
 }
 
+// ParseLogOutResponse parses an HTTP response from a LogOutWithResponse call
+func ParseLogOutResponse(rsp *http.Response) (*LogOutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogOutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers LogOutResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
 func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9787,6 +10664,83 @@ func ParseGetRelationshipsResponse(rsp *http.Response) (*GetRelationshipsRespons
 	return response, nil
 }
 
+// ParseResetNativeUserCredentialsResponse parses an HTTP response from a ResetNativeUserCredentialsWithResponse call
+func ParseResetNativeUserCredentialsResponse(rsp *http.Response) (*ResetNativeUserCredentialsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetNativeUserCredentialsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoginResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers ResetNativeUserCredentialsResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ResetNativeUserCredentialsResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRestliDocsResponse parses an HTTP response from a RestliDocsWithResponse call
 func ParseRestliDocsResponse(rsp *http.Response) (*RestliDocsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9798,6 +10752,83 @@ func ParseRestliDocsResponse(rsp *http.Response) (*RestliDocsResponse, error) {
 	response := &RestliDocsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseSignUpResponse parses an HTTP response from a SignUpWithResponse call
+func ParseSignUpResponse(rsp *http.Response) (*SignUpResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SignUpResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoginResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers SignUpResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SignUpResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
