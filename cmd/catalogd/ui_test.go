@@ -427,3 +427,73 @@ func TestBrowserGraphiQLSignIn(t *testing.T) {
 		t.Errorf("result pane shows %s", result)
 	}
 }
+
+// TestNativeUsers covers the native-user operations' rules through the API:
+// who may create invite and reset tokens, what an invite token is worth
+// once replaced, acceptRole, and who may edit a profile.
+func TestNativeUsers(t *testing.T) {
+	s := startAuthServer(t)
+	reader, _ := s.cliToken(t, "reader")
+	s.denied(t, reader, `mutation { createInviteToken(input: {}) { inviteToken } }`, nil, "createInviteToken")
+	s.denied(t, reader, `{ getInviteToken(input: {}) { inviteToken } }`, nil, "getInviteToken")
+	s.denied(t, reader, `mutation { createNativeUserResetToken(input: {userUrn: "urn:li:corpuser:datahub"}) { resetToken } }`, nil, "createNativeUserResetToken")
+
+	type tok struct{ InviteToken string }
+	var first, again, role tok
+	s.mustGQL(t, s.admin, `{ getInviteToken(input: {}) { inviteToken } }`, nil, "getInviteToken", &first)
+	s.mustGQL(t, s.admin, `{ getInviteToken(input: {}) { inviteToken } }`, nil, "getInviteToken", &again)
+	if first.InviteToken == "" || again != first {
+		t.Fatalf("getInviteToken twice: %q then %q", first.InviteToken, again.InviteToken)
+	}
+	// Invite tokens are never served by the read APIs.
+	if st, b := s.call(t, bearer(s.admin), "POST", "/entities?action=searchAcrossEntities", map[string]any{"input": "*", "start": 0, "count": 100}); st != 200 || strings.Contains(string(b), first.InviteToken) {
+		t.Errorf("search shows the invite token: %d %s", st, b)
+	}
+	var replaced tok
+	s.mustGQL(t, s.admin, `mutation { createInviteToken(input: {}) { inviteToken } }`, nil, "createInviteToken", &replaced)
+	signUp := func(email, invite string) (int, []byte) {
+		return s.call(t, "", "POST", "/signUp", map[string]string{"fullName": "N", "email": email, "title": "T", "password": "long enough", "inviteToken": invite})
+	}
+	if st, b := signUp("old@example.com", first.InviteToken); st != 400 {
+		t.Errorf("sign-up with a replaced invite: %d %s", st, b)
+	}
+	for _, c := range []struct {
+		name, email string
+		status      int
+	}{{"not an email", "not-an-email", 400}, {"the root user's name", "datahub", 400}, {"new", "new@example.com", 200}, {"twice", "new@example.com", 409}} {
+		if st, b := signUp(c.email, replaced.InviteToken); st != c.status {
+			t.Errorf("sign-up %s: %d, want %d: %s", c.name, st, c.status, b)
+		}
+	}
+
+	// An invite token for a role grants it to whoever accepts it.
+	const roleURN = "urn:li:dataHubRole:Editor"
+	s.mustGQL(t, s.admin, `mutation($r: String) { createInviteToken(input: {roleUrn: $r}) { inviteToken } }`, map[string]any{"r": roleURN}, "createInviteToken", &role)
+	if st, b := signUp("editor@example.com", role.InviteToken); st != 200 {
+		t.Fatalf("sign-up with a role invite: %d %s", st, b)
+	}
+	editor := s.login(t, "editor@example.com", "long enough")
+	s.mustGQL(t, editor, `mutation($t: String!) { acceptRole(input: {inviteToken: $t}) }`, map[string]any{"t": role.InviteToken}, "", nil)
+	st, b := s.call(t, bearer(s.admin), "GET", "/entitiesV2/"+pathEscape("urn:li:corpuser:editor@example.com")+"?aspects=List(roleMembership)", nil)
+	if st != 200 || !strings.Contains(string(b), roleURN) {
+		t.Errorf("role after acceptRole: %d %s", st, b)
+	}
+
+	// A user edits their own profile; another user may not.
+	const update = `mutation($u: String!) { updateCorpUserProperties(urn: $u, input: {title: "Editor in chief", slack: "@ed"}) { urn editableProperties { title slack } } }`
+	var out struct {
+		EditableProperties struct{ Title, Slack string }
+	}
+	s.mustGQL(t, editor, update, map[string]any{"u": "urn:li:corpuser:editor@example.com"}, "updateCorpUserProperties", &out)
+	if out.EditableProperties.Title != "Editor in chief" || out.EditableProperties.Slack != "@ed" {
+		t.Errorf("own profile after the update: %+v", out)
+	}
+	s.denied(t, editor, update, map[string]any{"u": "urn:li:corpuser:new@example.com"}, "updateCorpUserProperties")
+	s.mustGQL(t, s.admin, update, map[string]any{"u": "urn:li:corpuser:new@example.com"}, "updateCorpUserProperties", nil)
+
+	// Reset tokens are for native users only.
+	s.cliToken(t, "external")
+	if r := s.gql(t, s.admin, `mutation { createNativeUserResetToken(input: {userUrn: "urn:li:corpuser:external"}) { resetToken } }`, nil); len(r.Errors) == 0 {
+		t.Errorf("reset token of a user without a password: %+v", r.Data)
+	}
+}
