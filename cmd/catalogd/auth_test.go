@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -43,12 +44,19 @@ type authServer struct {
 // and the root user logged in.
 func startAuthServer(t *testing.T, args ...string) *authServer {
 	t.Helper()
+	return startAuthServerEnv(t, nil, args...)
+}
+
+// startAuthServerEnv is startAuthServer with more environment variables.
+func startAuthServerEnv(t *testing.T, more map[string]string, args ...string) *authServer {
+	t.Helper()
 	dir := t.TempDir()
 	env := map[string]string{
 		"DATAHUB_TOKEN_SERVICE_SIGNING_KEY": testSigningKey,
 		"CATALOGD_ROOT_PASSWORD":            testRootPassword,
 		"DATAHUB_SYSTEM_CLIENT_SECRET":      testSystemSecret,
 	}
+	maps.Copy(env, more)
 	srv := startServerEnv(t, env, append([]string{"--auth=true", "--data-dir", dir}, args...)...)
 	s := &authServer{testServer: srv, dataDir: dir, env: env}
 	if i := slices.Index(args, "--store"); i >= 0 {

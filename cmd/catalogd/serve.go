@@ -160,7 +160,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		defer app.Close()
 	}
 	webui.Register(api, webui.Options{AuthRequired: *authOn, SessionActor: authSvc.SessionActor})
-	registerSignIn(api, authSvc, app != nil)
+	sso, err := openSSO(getenv, authSvc, base)
+	if err != nil {
+		return err
+	}
+	registerSignIn(api, authSvc, app != nil, sso)
 	root, route := withApp(api, app)
 	handler := authSvc.Middleware(auth.MiddlewareConfig{
 		Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure,

@@ -1210,6 +1210,12 @@ type AuthenticateParams struct {
 	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
 }
 
+// OidcCallbackParams defines parameters for OidcCallback.
+type OidcCallbackParams struct {
+	Code  *string `form:"code,omitempty" json:"code,omitempty"`
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+}
+
 // EntitiesActionParams defines parameters for EntitiesAction.
 type EntitiesActionParams struct {
 	// Action The rest.li action to run.
@@ -2743,6 +2749,18 @@ type ClientInterface interface {
 	// Corresponds with GET /authenticate (the `Authenticate` operationId).
 	Authenticate(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OidcCallback The OpenID Connect provider's redirect back
+	//
+	// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+	// nonce, and the state the sign-in started with), provisions the user and their groups as
+	// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+	// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+	// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+	// requires credentials.
+	//
+	// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+	OidcCallback(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetConfig Server configuration probe
 	//
 	// Start-up probe of the DataHub SDK (`test_connection()`): must answer 200 with
@@ -3090,6 +3108,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /signUp (the `SignUp` operationId).
 	SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Sso Sign in with the OpenID Connect provider
+	//
+	// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+	// code flow with PKCE and a nonce); without one, back to the sign-in page with
+	// `error_msg=SSO is not configured`. Never requires credentials.
+	//
+	// Corresponds with GET /sso (the `Sso` operationId).
+	Sso(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ApiGmsOperationsActionWithBody rest.li actions on the operations resource (/api/gms prefix)
@@ -3351,6 +3378,28 @@ func (c *Client) GetAspect(ctx context.Context, urn UrnPath, params *GetAspectPa
 // Corresponds with GET /authenticate (the `Authenticate` operationId).
 func (c *Client) Authenticate(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAuthenticateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OidcCallback The OpenID Connect provider's redirect back
+//
+// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+// nonce, and the state the sign-in started with), provisions the user and their groups as
+// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+// requires credentials.
+//
+// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+func (c *Client) OidcCallback(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOidcCallbackRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3989,6 +4038,25 @@ func (c *Client) SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEdit
 	return c.Client.Do(req)
 }
 
+// Sso Sign in with the OpenID Connect provider
+//
+// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+// code flow with PKCE and a nonce); without one, back to the sign-in page with
+// `error_msg=SSO is not configured`. Never requires credentials.
+//
+// Corresponds with GET /sso (the `Sso` operationId).
+func (c *Client) Sso(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSsoRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewApiGmsOperationsActionRequest calls the generic ApiGmsOperationsAction builder with application/json body
 func NewApiGmsOperationsActionRequest(server string, params *ApiGmsOperationsActionParams, body ApiGmsOperationsActionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4412,6 +4480,72 @@ func NewAuthenticateRequest(server string, params *AuthenticateParams) (*http.Re
 		if params.RedirectUri != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", *params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOidcCallbackRequest constructs an http.Request for the OidcCallback method
+func NewOidcCallbackRequest(server string, params *OidcCallbackParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/callback/oidc")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Code != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code", *params.Code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5659,6 +5793,33 @@ func NewSignUpRequestWithBody(server string, contentType string, body io.Reader)
 	return req, nil
 }
 
+// NewSsoRequest constructs an http.Request for the Sso method
+func NewSsoRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sso")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -5859,6 +6020,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /authenticate (the `Authenticate` operationId).
 	AuthenticateWithResponse(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*AuthenticateResponse, error)
+
+	// OidcCallbackWithResponse The OpenID Connect provider's redirect back
+	//
+	// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+	// nonce, and the state the sign-in started with), provisions the user and their groups as
+	// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+	// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+	// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+	// requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+	OidcCallbackWithResponse(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*OidcCallbackResponse, error)
 
 	// GetConfigWithResponse Server configuration probe
 	//
@@ -6231,6 +6406,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /signUp (the `SignUp` operationId).
 	SignUpWithResponse(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*SignUpResponse, error)
+
+	// SsoWithResponse Sign in with the OpenID Connect provider
+	//
+	// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+	// code flow with PKCE and a nonce); without one, back to the sign-in page with
+	// `error_msg=SSO is not configured`. Never requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sso (the `Sso` operationId).
+	SsoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SsoResponse, error)
 }
 
 // ApiGmsOperationsActionResponse200Headers the declared response headers of an HTTP 200 response for ApiGmsOperationsAction
@@ -6742,6 +6928,47 @@ func (r AuthenticateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AuthenticateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OidcCallbackResponse302Headers the declared response headers of an HTTP 302 response for OidcCallback
+type OidcCallbackResponse302Headers struct {
+	Location *string
+}
+
+type OidcCallbackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *OidcCallbackResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r OidcCallbackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OidcCallbackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OidcCallbackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OidcCallbackResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8098,6 +8325,47 @@ func (r SignUpResponse) ContentType() string {
 	return ""
 }
 
+// SsoResponse302Headers the declared response headers of an HTTP 302 response for Sso
+type SsoResponse302Headers struct {
+	Location *string
+}
+
+type SsoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *SsoResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r SsoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SsoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SsoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SsoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ApiGmsOperationsActionWithBodyWithResponse rest.li actions on the operations resource (/api/gms prefix)
 //
 // Same as `POST /operations` (the `/api/gms` prefix of the DataHub frontend proxy).
@@ -8325,6 +8593,26 @@ func (c *ClientWithResponses) AuthenticateWithResponse(ctx context.Context, para
 		return nil, err
 	}
 	return ParseAuthenticateResponse(rsp)
+}
+
+// OidcCallbackWithResponse The OpenID Connect provider's redirect back
+//
+// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+// nonce, and the state the sign-in started with), provisions the user and their groups as
+// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+// requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+func (c *ClientWithResponses) OidcCallbackWithResponse(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*OidcCallbackResponse, error) {
+	rsp, err := c.OidcCallback(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOidcCallbackResponse(rsp)
 }
 
 // GetConfigWithResponse Server configuration probe
@@ -8867,6 +9155,23 @@ func (c *ClientWithResponses) SignUpWithResponse(ctx context.Context, body SignU
 	return ParseSignUpResponse(rsp)
 }
 
+// SsoWithResponse Sign in with the OpenID Connect provider
+//
+// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+// code flow with PKCE and a nonce); without one, back to the sign-in page with
+// `error_msg=SSO is not configured`. Never requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sso (the `Sso` operationId).
+func (c *ClientWithResponses) SsoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SsoResponse, error) {
+	rsp, err := c.Sso(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSsoResponse(rsp)
+}
+
 // ParseApiGmsOperationsActionResponse parses an HTTP response from a ApiGmsOperationsActionWithResponse call
 func ParseApiGmsOperationsActionResponse(rsp *http.Response) (*ApiGmsOperationsActionResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9393,6 +9698,35 @@ func ParseAuthenticateResponse(rsp *http.Response) (*AuthenticateResponse, error
 	switch {
 	case rsp.StatusCode == 302:
 		var headers AuthenticateResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOidcCallbackResponse parses an HTTP response from a OidcCallbackWithResponse call
+func ParseOidcCallbackResponse(rsp *http.Response) (*OidcCallbackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OidcCallbackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers OidcCallbackResponse302Headers
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10829,6 +11163,35 @@ func ParseSignUpResponse(rsp *http.Response) (*SignUpResponse, error) {
 			headers.XRestLiProtocolVersion = &value
 		}
 		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSsoResponse parses an HTTP response from a SsoWithResponse call
+func ParseSsoResponse(rsp *http.Response) (*SsoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SsoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers SsoResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
 	}
 
 	return response, nil
