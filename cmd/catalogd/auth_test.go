@@ -222,9 +222,11 @@ func routeCases() map[string]routeCase {
 		"POST /entities?action=search":               {method: "POST", path: "/entities?action=search", body: map[string]any{"input": "auth", "entity": "dataset", "start": 0, "count": 10}},
 		"POST /entities?action=searchAcrossEntities": {method: "POST", path: "/entities?action=searchAcrossEntities", body: map[string]any{"input": "auth", "start": 0, "count": 10}},
 		"POST /gms/operations?action=restoreIndices": {method: "POST", path: "/gms/operations?action=restoreIndices", body: restore, privileged: true},
-		"POST /logIn":       {method: "POST", path: "/logIn", body: map[string]any{"username": "datahub", "password": testRootPassword}},
-		"GET /logOut":       {method: "GET", path: "/logOut"},
-		"GET /authenticate": {method: "GET", path: "/authenticate?redirect_uri=%2Fsearch"},
+		"POST /logIn":        {method: "POST", path: "/logIn", body: map[string]any{"username": "datahub", "password": testRootPassword}},
+		"GET /logOut":        {method: "GET", path: "/logOut"},
+		"GET /authenticate":  {method: "GET", path: "/authenticate?redirect_uri=%2Fsearch"},
+		"GET /sso":           {method: "GET", path: "/sso"},
+		"GET /callback/oidc": {method: "GET", path: "/callback/oidc?code=c&state=s"},
 		// Public, and refusing these tokens whoever asks.
 		"POST /signUp": {method: "POST", path: "/signUp", ok: []int{400}, body: map[string]any{
 			"fullName": "Walker", "email": "walker@example.com", "title": "Tester", "password": "a long password", "inviteToken": "not-an-invite"}},
