@@ -226,6 +226,7 @@ func routeCases() map[string]routeCase {
 		"GET /logOut":        {method: "GET", path: "/logOut"},
 		"GET /authenticate":  {method: "GET", path: "/authenticate?redirect_uri=%2Fsearch"},
 		"GET /sso":           {method: "GET", path: "/sso"},
+		"POST /track":        {method: "POST", path: "/track", body: map[string]any{"type": "PageViewEvent", "originPath": "/"}},
 		"GET /callback/oidc": {method: "GET", path: "/callback/oidc?code=c&state=s"},
 		// Public, and refusing these tokens whoever asks.
 		"POST /signUp": {method: "POST", path: "/signUp", ok: []int{400}, body: map[string]any{

@@ -164,7 +164,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	registerSignIn(api, authSvc, app != nil, sso)
+	analytics, err := envBool(getenv, "DATAHUB_ANALYTICS_ENABLED", true)
+	if err != nil {
+		return err
+	}
+	registerSignIn(api, authSvc, rec, app != nil, analytics, sso)
 	root, route := withApp(api, app)
 	handler := authSvc.Middleware(auth.MiddlewareConfig{
 		Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure,

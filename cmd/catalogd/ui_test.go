@@ -497,3 +497,38 @@ func TestNativeUsers(t *testing.T) {
 		t.Errorf("reset token of a user without a password: %+v", r.Data)
 	}
 }
+
+// TestTrack records the web app's analytics events as usage events, refuses
+// the server's own event types, and drops events when analytics is off.
+func TestTrack(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		env      map[string]string
+		recorded bool
+	}{{"on", nil, true}, {"off", map[string]string{"DATAHUB_ANALYTICS_ENABLED": "false"}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startAuthServerEnv(t, c.env)
+			reader, _ := s.cliToken(t, "reader")
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,tracked,PROD)"
+			if st, b := s.call(t, bearer(reader), "POST", "/track", map[string]any{"type": "EntityViewEvent", "entityUrn": ds, "entityType": "dataset"}); st != 200 {
+				t.Fatalf("track: %d %s", st, b)
+			}
+			for _, forged := range []string{"LogInEvent", "EntityEvent", "", "not a type"} {
+				if st, b := s.call(t, bearer(reader), "POST", "/track", map[string]any{"type": forged}); st != 400 {
+					t.Errorf("track %q: %d %s", forged, st, b)
+				}
+			}
+			if st, b := s.call(t, "", "POST", "/track", map[string]any{"type": "PageViewEvent"}); st != 401 {
+				t.Errorf("track without credentials: %d %s", st, b)
+			}
+			st, b := s.call(t, bearer(s.admin), "POST", "/openapi/v1/events/audit/search", map[string]any{"eventTypes": []string{"EntityViewEvent"}})
+			if st != 200 {
+				t.Fatalf("search: %d %s", st, b)
+			}
+			got := strings.Contains(string(b), ds) && strings.Contains(string(b), "urn:li:corpuser:reader")
+			if got != c.recorded {
+				t.Errorf("event recorded %v, want %v: %s", got, c.recorded, b)
+			}
+		})
+	}
+}

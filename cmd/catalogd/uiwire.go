@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/oidc"
 	"github.com/catalogd/catalogd/internal/restli"
@@ -27,7 +28,7 @@ var apiRoots = map[string]bool{
 	strings.TrimPrefix(auth.LoginPath, "/"): true, strings.TrimPrefix(auth.LogoutPath, "/"): true,
 	strings.TrimPrefix(auth.SignUpPath, "/"): true, strings.TrimPrefix(auth.ResetCredentialsPath, "/"): true,
 	strings.TrimPrefix(auth.AuthenticatePath, "/"): true, strings.TrimPrefix(auth.SSOPath, "/"): true,
-	strings.Trim(auth.CallbackPath, "/"): true, strings.TrimPrefix(auth.TrackPath, "/"): true,
+	strings.Trim(auth.CallbackPath, "/"): true, strings.TrimPrefix(audit.TrackPath, "/"): true,
 }
 
 func isAPIPath(p string) bool {
@@ -61,9 +62,10 @@ func withApp(api *restli.Handler, app *webui.App) (http.Handler, func(*http.Requ
 	return h, route
 }
 
-// registerSignIn adds datahub-frontend's browser sign-in routes; sso is
-// nil without single sign-on.
-func registerSignIn(api *restli.Handler, svc *auth.Service, withUI bool, sso *ssoConfig) {
+// registerSignIn adds datahub-frontend's browser routes: sign-in (sso is
+// nil without single sign-on) and the app's analytics events, recorded
+// when analytics is true.
+func registerSignIn(api *restli.Handler, svc *auth.Service, rec *audit.Recorder, withUI, analytics bool, sso *ssoConfig) {
 	// Without the web app, signing in and out happens on the GraphQL
 	// explorer, the one page of catalogd's own that signs in.
 	loginPage := webui.GraphiQLPath
@@ -86,6 +88,7 @@ func registerSignIn(api *restli.Handler, svc *auth.Service, withUI bool, sso *ss
 	api.HandleFunc("GET "+auth.AuthenticatePath, svc.AuthenticateHandler(loginPage, start))
 	api.HandleFunc("POST "+auth.SignUpPath, svc.SignUpHandler(restli.WriteError))
 	api.HandleFunc("POST "+auth.ResetCredentialsPath, svc.ResetHandler(restli.WriteError))
+	api.HandleFunc("POST "+audit.TrackPath, rec.TrackHandler(analytics, actorOf, restli.WriteError))
 	api.HandleFunc("GET "+auth.SSOPath, func(w http.ResponseWriter, r *http.Request) {
 		if start == nil {
 			http.Redirect(w, r, loginPage+"?error_msg="+url.QueryEscape("SSO is not configured"), http.StatusFound)

@@ -1354,6 +1354,14 @@ type GetRelationshipsParams struct {
 // GetRelationshipsParamsDirection defines parameters for GetRelationships.
 type GetRelationshipsParamsDirection string
 
+// TrackJSONBody defines parameters for Track.
+type TrackJSONBody struct {
+	EntityType           *string                `json:"entityType,omitempty"`
+	EntityUrn            *string                `json:"entityUrn,omitempty"`
+	Type                 string                 `json:"type"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // ApiGmsOperationsActionJSONRequestBody defines body for ApiGmsOperationsAction for application/json ContentType.
 type ApiGmsOperationsActionJSONRequestBody = OperationsActionRequest
 
@@ -1389,6 +1397,9 @@ type ResetNativeUserCredentialsJSONRequestBody = ResetCredentialsRequest
 
 // SignUpJSONRequestBody defines body for SignUp for application/json ContentType.
 type SignUpJSONRequestBody = SignUpRequest
+
+// TrackJSONRequestBody defines body for Track for application/json ContentType.
+type TrackJSONRequestBody TrackJSONBody
 
 // Getter for additional properties for ServerConfig. Returns the specified
 // element and whether it was found
@@ -1857,6 +1868,102 @@ func (a V3Entity) MarshalJSON() ([]byte, error) {
 	object["urn"], err = json.Marshal(a.Urn)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'urn': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for TrackJSONBody. Returns the specified
+// element and whether it was found
+func (a TrackJSONBody) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for TrackJSONBody
+func (a *TrackJSONBody) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for TrackJSONBody to handle AdditionalProperties
+func (a *TrackJSONBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["entityType"]; found {
+		err = json.Unmarshal(raw, &a.EntityType)
+		if err != nil {
+			return fmt.Errorf("error reading 'entityType': %w", err)
+		}
+		delete(object, "entityType")
+	}
+
+	if raw, found := object["entityUrn"]; found {
+		err = json.Unmarshal(raw, &a.EntityUrn)
+		if err != nil {
+			return fmt.Errorf("error reading 'entityUrn': %w", err)
+		}
+		delete(object, "entityUrn")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for TrackJSONBody to handle AdditionalProperties
+func (a TrackJSONBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.EntityType != nil {
+		object["entityType"], err = json.Marshal(a.EntityType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'entityType': %w", err)
+		}
+	}
+
+	if a.EntityUrn != nil {
+		object["entityUrn"], err = json.Marshal(a.EntityUrn)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'entityUrn': %w", err)
+		}
+	}
+
+	object["type"], err = json.Marshal(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -3117,6 +3224,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /sso (the `Sso` operationId).
 	Sso(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrackWithBody Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	TrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Track Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ApiGmsOperationsActionWithBody rest.li actions on the operations resource (/api/gms prefix)
@@ -4047,6 +4182,54 @@ func (c *Client) SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEdit
 // Corresponds with GET /sso (the `Sso` operationId).
 func (c *Client) Sso(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSsoRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrackWithBody Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *Client) TrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrackRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Track Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *Client) Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrackRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5820,6 +6003,46 @@ func NewSsoRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewTrackRequest calls the generic Track builder with application/json body
+func NewTrackRequest(server string, body TrackJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTrackRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewTrackRequestWithBody constructs an http.Request for the Track method, with any body, and a specified content type
+func NewTrackRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/track")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -6417,6 +6640,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /sso (the `Sso` operationId).
 	SsoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SsoResponse, error)
+
+	// TrackWithBodyWithResponse Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	TrackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrackResponse, error)
+
+	// TrackWithResponse Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	TrackWithResponse(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*TrackResponse, error)
 }
 
 // ApiGmsOperationsActionResponse200Headers the declared response headers of an HTTP 200 response for ApiGmsOperationsAction
@@ -8366,6 +8617,70 @@ func (r SsoResponse) ContentType() string {
 	return ""
 }
 
+// TrackResponse4XXHeaders the declared response headers of an HTTP 4XX response for Track
+type TrackResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// TrackResponse5XXHeaders the declared response headers of an HTTP 5XX response for Track
+type TrackResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type TrackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *TrackResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *TrackResponse5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r TrackResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r TrackResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r TrackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ApiGmsOperationsActionWithBodyWithResponse rest.li actions on the operations resource (/api/gms prefix)
 //
 // Same as `POST /operations` (the `/api/gms` prefix of the DataHub frontend proxy).
@@ -9170,6 +9485,46 @@ func (c *ClientWithResponses) SsoWithResponse(ctx context.Context, reqEditors ..
 		return nil, err
 	}
 	return ParseSsoResponse(rsp)
+}
+
+// TrackWithBodyWithResponse Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *ClientWithResponses) TrackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrackResponse, error) {
+	rsp, err := c.TrackWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrackResponse(rsp)
+}
+
+// TrackWithResponse Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *ClientWithResponses) TrackWithResponse(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*TrackResponse, error) {
+	rsp, err := c.Track(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrackResponse(rsp)
 }
 
 // ParseApiGmsOperationsActionResponse parses an HTTP response from a ApiGmsOperationsActionWithResponse call
@@ -11192,6 +11547,79 @@ func ParseSsoResponse(rsp *http.Response) (*SsoResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrackResponse parses an HTTP response from a TrackWithResponse call
+func ParseTrackResponse(rsp *http.Response) (*TrackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers TrackResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers TrackResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil

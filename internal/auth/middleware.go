@@ -245,7 +245,7 @@ func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(stat
 		return nil, s.Require(ctx, actor, Resource{}, "search audit events", PrivGetAnalytics)
 	case p == MetricsPath:
 		return nil, s.Require(ctx, actor, Resource{}, "read metrics", PrivGetAnalytics)
-	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath || p == TrackPath:
+	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath || p == audit.TrackPath:
 		return nil, nil
 	case r.Method == http.MethodGet:
 		for _, prefix := range []string{"/entitiesV2/", "/entities/", "/aspects/"} {

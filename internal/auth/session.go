@@ -47,7 +47,6 @@ const (
 	AuthenticatePath     = "/authenticate"
 	SSOPath              = "/sso"
 	CallbackPath         = "/callback/"
-	TrackPath            = "/track"
 	// WebLoginPath is the web app's sign-in page.
 	WebLoginPath = "/login"
 )
