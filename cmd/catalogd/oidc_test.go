@@ -219,6 +219,10 @@ func TestOIDCRefusals(t *testing.T) {
 	if u := signIn(map[string]any{"sub": "u-2", "email": "bob@example.com"}); u.Path != "/login" || !strings.Contains(u.Query().Get("error_msg"), "not been provisioned") {
 		t.Errorf("unprovisioned user lands at %s", u)
 	}
+	// The root user's name at the provider is not the root user.
+	if u := signIn(map[string]any{"sub": "u-4", "email": "datahub"}); u.Path != "/login" || !strings.Contains(u.Query().Get("error_msg"), "cannot sign in") {
+		t.Errorf("provider's datahub lands at %s", u)
+	}
 	// Provisioned beforehand: signed in.
 	s.cliToken(t, "carol@example.com")
 	if u := signIn(map[string]any{"sub": "u-3", "email": "carol@example.com"}); u.Path != "/" {

@@ -37,7 +37,10 @@ type Provisioning struct {
 // and is refused: suspension must hold whatever the sign-in.
 func (s *Service) SSOLogin(ctx context.Context, u ExternalUser, p Provisioning) (LoginResult, error) {
 	urn := userURN(u.Username)
-	if _, err := catalog.ParseURN(urn); err != nil || reservedUsers[urn] && urn != RootUser {
+	// The root user and the system sign in with their own credentials
+	// only: an account at the provider that happens to bear their name
+	// must not become them.
+	if _, err := catalog.ParseURN(urn); err != nil || reservedUsers[urn] {
 		return LoginResult{}, catalog.Errorf(catalog.Forbidden, "%q cannot sign in through single sign-on", u.Username)
 	}
 	m, err := s.db.LatestAspects(ctx, []string{urn}, []string{"corpUserInfo", "corpUserStatus", "status"})
