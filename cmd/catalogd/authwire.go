@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/auth"
@@ -31,7 +33,12 @@ const signingKeyFile = "token-signing-key"
 // openAuth opens the auth service and the audit log on db from the
 // environment DataHub's deployments use.
 func openAuth(ctx context.Context, sf *storeFlags, db *store.DB, getenv func(string) string, enabled bool, stdout io.Writer) (*auth.Service, *audit.Recorder, error) {
+	cookies, err := cookieConfig(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
 	cfg := auth.Config{
+		Cookies:            cookies,
 		SigningKey:         envOr(getenv, "DATAHUB_TOKEN_SERVICE_SIGNING_KEY", getenv("CATALOGD_TOKEN_SIGNING_KEY")),
 		SystemClientID:     getenv("DATAHUB_SYSTEM_CLIENT_ID"),
 		SystemClientSecret: getenv("DATAHUB_SYSTEM_CLIENT_SECRET"),
@@ -112,4 +119,28 @@ func keepSystemSecret(sf *storeFlags, secrets auth.Secrets, stdout io.Writer) er
 		fmt.Fprintf(stdout, "system client credentials (Authorization: Basic <id>:<secret>) generated and kept in %s\n", path)
 	}
 	return nil
+}
+
+// cookieConfig reads datahub-frontend's settings of the browser session
+// cookies.
+func cookieConfig(getenv func(string) string) (auth.CookieConfig, error) {
+	var c auth.CookieConfig
+	if v := getenv("AUTH_SESSION_TTL_HOURS"); v != "" {
+		h, err := strconv.Atoi(v)
+		if err != nil || h <= 0 {
+			return c, fmt.Errorf("AUTH_SESSION_TTL_HOURS must be a positive number of hours, not %q", v)
+		}
+		c.TTL = time.Duration(h) * time.Hour
+	}
+	ss, err := auth.ParseSameSite(getenv("AUTH_COOKIE_SAME_SITE"))
+	if err != nil {
+		return c, fmt.Errorf("AUTH_COOKIE_SAME_SITE: %w", err)
+	}
+	c.SameSite = ss
+	if v := getenv("AUTH_COOKIE_SECURE"); v != "" {
+		if c.Secure, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("AUTH_COOKIE_SECURE must be true or false, not %q", v)
+		}
+	}
+	return c, nil
 }

@@ -75,6 +75,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) and the metrics (/metrics) without credentials on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
 	var timeouts httpTimeouts
 	timeouts.register(fs, getenv)
+	uiDir := fs.String("ui", getenv("CATALOGD_UI_DIR"), "serve the built DataHub web app in this directory (datahub-web-react's dist), with its sign-in, on the API's address (env CATALOGD_UI_DIR)")
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -151,9 +152,29 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	api.HandleFunc("GET "+auth.MetricsPath, metrics.Handler(promReg).ServeHTTP)
-	webui.Register(api)
-	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure}, api)
-	srv := timeouts.server(m.Middleware(api.Route, logRequests(handler)))
+	var app *webui.App
+	if *uiDir != "" {
+		if app, err = webui.NewApp(*uiDir, isAPIPath); err != nil {
+			return err
+		}
+		defer app.Close()
+	}
+	webui.Register(api, webui.Options{AuthRequired: *authOn, SessionActor: authSvc.SessionActor})
+	sso, err := openSSO(getenv, authSvc, base)
+	if err != nil {
+		return err
+	}
+	analytics, err := envBool(getenv, "DATAHUB_ANALYTICS_ENABLED", true)
+	if err != nil {
+		return err
+	}
+	registerSignIn(api, authSvc, rec, app != nil, analytics, sso)
+	root, route := withApp(api, app)
+	handler := authSvc.Middleware(auth.MiddlewareConfig{
+		Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure,
+		Public: func(r *http.Request) bool { return app != nil && api.Route(r) == "" && app.Serves(r) },
+	}, root)
+	srv := timeouts.server(m.Middleware(route, logRequests(handler)))
 	if *debugAddr != "" {
 		if err := serveDebug(ctx, *debugAddr, &timeouts, metrics.Handler(promReg)); err != nil {
 			return err

@@ -841,6 +841,14 @@ type OperationsActionResult struct {
 	union json.RawMessage
 }
 
+// ResetCredentialsRequest defines model for ResetCredentialsRequest.
+type ResetCredentialsRequest struct {
+	// Email The user's username (their email address when they signed up).
+	Email      string `json:"email"`
+	Password   string `json:"password"`
+	ResetToken string `json:"resetToken"`
+}
+
 // RestliError rest.li `ErrorResponse`. `exceptionClass` is e.g.
 // `com.linkedin.restli.server.RestLiServiceException`; `stackTrace` is a Java-style trace.
 //
@@ -1000,6 +1008,16 @@ type ServerConfigNoCode string
 type ServerVersion struct {
 	Commit  *string `json:"commit,omitempty"`
 	Version *string `json:"version,omitempty"`
+}
+
+// SignUpRequest defines model for SignUpRequest.
+type SignUpRequest struct {
+	// Email The new user's email address, which is also their username.
+	Email       string `json:"email"`
+	FullName    string `json:"fullName"`
+	InviteToken string `json:"inviteToken"`
+	Password    string `json:"password"`
+	Title       string `json:"title"`
 }
 
 // Snapshot An entity snapshot (`com.linkedin.metadata.snapshot.<X>Snapshot`).
@@ -1186,6 +1204,18 @@ type GetAspectParams struct {
 	XRestLiProtocolVersion *RestliProtocolVersion `json:"X-RestLi-Protocol-Version,omitempty"`
 }
 
+// AuthenticateParams defines parameters for Authenticate.
+type AuthenticateParams struct {
+	// RedirectUri Path to return to after signing in.
+	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
+}
+
+// OidcCallbackParams defines parameters for OidcCallback.
+type OidcCallbackParams struct {
+	Code  *string `form:"code,omitempty" json:"code,omitempty"`
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+}
+
 // EntitiesActionParams defines parameters for EntitiesAction.
 type EntitiesActionParams struct {
 	// Action The rest.li action to run.
@@ -1324,6 +1354,14 @@ type GetRelationshipsParams struct {
 // GetRelationshipsParamsDirection defines parameters for GetRelationships.
 type GetRelationshipsParamsDirection string
 
+// TrackJSONBody defines parameters for Track.
+type TrackJSONBody struct {
+	EntityType           *string                `json:"entityType,omitempty"`
+	EntityUrn            *string                `json:"entityUrn,omitempty"`
+	Type                 string                 `json:"type"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // ApiGmsOperationsActionJSONRequestBody defines body for ApiGmsOperationsAction for application/json ContentType.
 type ApiGmsOperationsActionJSONRequestBody = OperationsActionRequest
 
@@ -1353,6 +1391,15 @@ type PostEntitiesV3JSONRequestBody = PostEntitiesV3JSONBody
 
 // OperationsActionJSONRequestBody defines body for OperationsAction for application/json ContentType.
 type OperationsActionJSONRequestBody = OperationsActionRequest
+
+// ResetNativeUserCredentialsJSONRequestBody defines body for ResetNativeUserCredentials for application/json ContentType.
+type ResetNativeUserCredentialsJSONRequestBody = ResetCredentialsRequest
+
+// SignUpJSONRequestBody defines body for SignUp for application/json ContentType.
+type SignUpJSONRequestBody = SignUpRequest
+
+// TrackJSONRequestBody defines body for Track for application/json ContentType.
+type TrackJSONRequestBody TrackJSONBody
 
 // Getter for additional properties for ServerConfig. Returns the specified
 // element and whether it was found
@@ -1821,6 +1868,102 @@ func (a V3Entity) MarshalJSON() ([]byte, error) {
 	object["urn"], err = json.Marshal(a.Urn)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'urn': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for TrackJSONBody. Returns the specified
+// element and whether it was found
+func (a TrackJSONBody) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for TrackJSONBody
+func (a *TrackJSONBody) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for TrackJSONBody to handle AdditionalProperties
+func (a *TrackJSONBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["entityType"]; found {
+		err = json.Unmarshal(raw, &a.EntityType)
+		if err != nil {
+			return fmt.Errorf("error reading 'entityType': %w", err)
+		}
+		delete(object, "entityType")
+	}
+
+	if raw, found := object["entityUrn"]; found {
+		err = json.Unmarshal(raw, &a.EntityUrn)
+		if err != nil {
+			return fmt.Errorf("error reading 'entityUrn': %w", err)
+		}
+		delete(object, "entityUrn")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for TrackJSONBody to handle AdditionalProperties
+func (a TrackJSONBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.EntityType != nil {
+		object["entityType"], err = json.Marshal(a.EntityType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'entityType': %w", err)
+		}
+	}
+
+	if a.EntityUrn != nil {
+		object["entityUrn"], err = json.Marshal(a.EntityUrn)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'entityUrn': %w", err)
+		}
+	}
+
+	object["type"], err = json.Marshal(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -2703,6 +2846,28 @@ type ClientInterface interface {
 	// Corresponds with GET /aspects/{urn} (the `GetAspect` operationId).
 	GetAspect(ctx context.Context, urn UrnPath, params *GetAspectParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// Authenticate Send the browser to sign in
+	//
+	// Where the web app sends a browser whose request was refused for want of a session. A
+	// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+	// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+	// to the sign-in page with `redirect_uri`. Never requires credentials.
+	//
+	// Corresponds with GET /authenticate (the `Authenticate` operationId).
+	Authenticate(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OidcCallback The OpenID Connect provider's redirect back
+	//
+	// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+	// nonce, and the state the sign-in started with), provisions the user and their groups as
+	// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+	// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+	// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+	// requires credentials.
+	//
+	// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+	OidcCallback(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetConfig Server configuration probe
 	//
 	// Start-up probe of the DataHub SDK (`test_connection()`): must answer 200 with
@@ -2854,6 +3019,15 @@ type ClientInterface interface {
 	// Corresponds with POST /logIn (the `LogIn` operationId).
 	LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// LogOut Sign the browser out
+	//
+	// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+	// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+	// a copy of it works until it expires. Never requires credentials.
+	//
+	// Corresponds with GET /logOut (the `LogOut` operationId).
+	LogOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMetrics Prometheus metrics
 	//
 	// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -2979,12 +3153,105 @@ type ClientInterface interface {
 	// Corresponds with GET /relationships (the `GetRelationships` operationId).
 	GetRelationships(ctx context.Context, params *GetRelationshipsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ResetNativeUserCredentialsWithBody Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentialsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetNativeUserCredentials Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentials(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RestliDocs Endpoint documentation
 	//
 	// Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignUpWithBody Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUpWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignUp Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Sso Sign in with the OpenID Connect provider
+	//
+	// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+	// code flow with PKCE and a nonce); without one, back to the sign-in page with
+	// `error_msg=SSO is not configured`. Never requires credentials.
+	//
+	// Corresponds with GET /sso (the `Sso` operationId).
+	Sso(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TrackWithBody Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	TrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Track Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ApiGmsOperationsActionWithBody rest.li actions on the operations resource (/api/gms prefix)
@@ -3226,6 +3493,48 @@ func (c *Client) AspectsAction(ctx context.Context, params *AspectsActionParams,
 // Corresponds with GET /aspects/{urn} (the `GetAspect` operationId).
 func (c *Client) GetAspect(ctx context.Context, urn UrnPath, params *GetAspectParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAspectRequest(c.Server, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Authenticate Send the browser to sign in
+//
+// Where the web app sends a browser whose request was refused for want of a session. A
+// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+// to the sign-in page with `redirect_uri`. Never requires credentials.
+//
+// Corresponds with GET /authenticate (the `Authenticate` operationId).
+func (c *Client) Authenticate(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAuthenticateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OidcCallback The OpenID Connect provider's redirect back
+//
+// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+// nonce, and the state the sign-in started with), provisions the user and their groups as
+// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+// requires credentials.
+//
+// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+func (c *Client) OidcCallback(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOidcCallbackRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3497,6 +3806,25 @@ func (c *Client) LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditor
 	return c.Client.Do(req)
 }
 
+// LogOut Sign the browser out
+//
+// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+// a copy of it works until it expires. Never requires credentials.
+//
+// Corresponds with GET /logOut (the `LogOut` operationId).
+func (c *Client) LogOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogOutRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMetrics Prometheus metrics
 //
 // The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -3732,6 +4060,52 @@ func (c *Client) GetRelationships(ctx context.Context, params *GetRelationshipsP
 	return c.Client.Do(req)
 }
 
+// ResetNativeUserCredentialsWithBody Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *Client) ResetNativeUserCredentialsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetNativeUserCredentialsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetNativeUserCredentials Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *Client) ResetNativeUserCredentials(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetNativeUserCredentialsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RestliDocs Endpoint documentation
 //
 // Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
@@ -3739,6 +4113,123 @@ func (c *Client) GetRelationships(ctx context.Context, params *GetRelationshipsP
 // Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 func (c *Client) RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRestliDocsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignUpWithBody Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *Client) SignUpWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignUpRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignUp Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *Client) SignUp(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignUpRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Sso Sign in with the OpenID Connect provider
+//
+// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+// code flow with PKCE and a nonce); without one, back to the sign-in page with
+// `error_msg=SSO is not configured`. Never requires credentials.
+//
+// Corresponds with GET /sso (the `Sso` operationId).
+func (c *Client) Sso(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSsoRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TrackWithBody Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *Client) TrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrackRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Track Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *Client) Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTrackRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4136,6 +4627,126 @@ func NewGetAspectRequest(server string, urn UrnPath, params *GetAspectParams) (*
 			req.Header.Set("X-RestLi-Protocol-Version", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewAuthenticateRequest constructs an http.Request for the Authenticate method
+func NewAuthenticateRequest(server string, params *AuthenticateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/authenticate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RedirectUri != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", *params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOidcCallbackRequest constructs an http.Request for the OidcCallback method
+func NewOidcCallbackRequest(server string, params *OidcCallbackParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/callback/oidc")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Code != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code", *params.Code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -4653,6 +5264,33 @@ func NewLogInRequestWithBody(server string, contentType string, body io.Reader) 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewLogOutRequest constructs an http.Request for the LogOut method
+func NewLogOutRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/logOut")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5231,6 +5869,46 @@ func NewGetRelationshipsRequest(server string, params *GetRelationshipsParams) (
 	return req, nil
 }
 
+// NewResetNativeUserCredentialsRequest calls the generic ResetNativeUserCredentials builder with application/json body
+func NewResetNativeUserCredentialsRequest(server string, body ResetNativeUserCredentialsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResetNativeUserCredentialsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewResetNativeUserCredentialsRequestWithBody constructs an http.Request for the ResetNativeUserCredentials method, with any body, and a specified content type
+func NewResetNativeUserCredentialsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/resetNativeUserCredentials")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRestliDocsRequest constructs an http.Request for the RestliDocs method
 func NewRestliDocsRequest(server string) (*http.Request, error) {
 	var err error
@@ -5254,6 +5932,113 @@ func NewRestliDocsRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewSignUpRequest calls the generic SignUp builder with application/json body
+func NewSignUpRequest(server string, body SignUpJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSignUpRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSignUpRequestWithBody constructs an http.Request for the SignUp method, with any body, and a specified content type
+func NewSignUpRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/signUp")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSsoRequest constructs an http.Request for the Sso method
+func NewSsoRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sso")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTrackRequest calls the generic Track builder with application/json body
+func NewTrackRequest(server string, body TrackJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTrackRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewTrackRequestWithBody constructs an http.Request for the Track method, with any body, and a specified content type
+func NewTrackRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/track")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5447,6 +6232,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /aspects/{urn} (the `GetAspect` operationId).
 	GetAspectWithResponse(ctx context.Context, urn UrnPath, params *GetAspectParams, reqEditors ...RequestEditorFn) (*GetAspectResponse, error)
 
+	// AuthenticateWithResponse Send the browser to sign in
+	//
+	// Where the web app sends a browser whose request was refused for want of a session. A
+	// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+	// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+	// to the sign-in page with `redirect_uri`. Never requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /authenticate (the `Authenticate` operationId).
+	AuthenticateWithResponse(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*AuthenticateResponse, error)
+
+	// OidcCallbackWithResponse The OpenID Connect provider's redirect back
+	//
+	// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+	// nonce, and the state the sign-in started with), provisions the user and their groups as
+	// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+	// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+	// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+	// requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+	OidcCallbackWithResponse(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*OidcCallbackResponse, error)
+
 	// GetConfigWithResponse Server configuration probe
 	//
 	// Start-up probe of the DataHub SDK (`test_connection()`): must answer 200 with
@@ -5608,6 +6419,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /logIn (the `LogIn` operationId).
 	LogInWithResponse(ctx context.Context, body LogInJSONRequestBody, reqEditors ...RequestEditorFn) (*LogInResponse, error)
 
+	// LogOutWithResponse Sign the browser out
+	//
+	// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+	// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+	// a copy of it works until it expires. Never requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /logOut (the `LogOut` operationId).
+	LogOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogOutResponse, error)
+
 	// GetMetricsWithResponse Prometheus metrics
 	//
 	// The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -5743,6 +6565,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /relationships (the `GetRelationships` operationId).
 	GetRelationshipsWithResponse(ctx context.Context, params *GetRelationshipsParams, reqEditors ...RequestEditorFn) (*GetRelationshipsResponse, error)
 
+	// ResetNativeUserCredentialsWithBodyWithResponse Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentialsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error)
+
+	// ResetNativeUserCredentialsWithResponse Set a native user's password with a reset token
+	//
+	// Sets the password of the native user `email` when `resetToken` is the reset token last
+	// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+	// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+	// answers 400 without saying why. A browser request from a page of another origin is
+	// refused with 403. Never requires credentials.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+	ResetNativeUserCredentialsWithResponse(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error)
+
 	// RestliDocsWithResponse Endpoint documentation
 	//
 	// Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
@@ -5751,6 +6599,75 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RestliDocsResponse, error)
+
+	// SignUpWithBodyWithResponse Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUpWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignUpResponse, error)
+
+	// SignUpWithResponse Sign up as a native user with an invite token
+	//
+	// Creates the native user whose username is `email` (full name, title, password of at least
+	// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+	// `createInviteToken`), and signs them in: the answer and the cookies are those of
+	// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+	// invalid email address or a withdrawn invite token; 409 answers an existing user.
+	// A browser request from a page of another origin is refused with 403. Never requires
+	// credentials.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /signUp (the `SignUp` operationId).
+	SignUpWithResponse(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*SignUpResponse, error)
+
+	// SsoWithResponse Sign in with the OpenID Connect provider
+	//
+	// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+	// code flow with PKCE and a nonce); without one, back to the sign-in page with
+	// `error_msg=SSO is not configured`. Never requires credentials.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sso (the `Sso` operationId).
+	SsoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SsoResponse, error)
+
+	// TrackWithBodyWithResponse Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	TrackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrackResponse, error)
+
+	// TrackWithResponse Record an analytics event of the web app
+	//
+	// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+	// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+	// names an entity, and found by the audit event search; with
+	// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+	// letters, digits and `_`; the types the server records itself (logins, changes) are
+	// refused with 400.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /track (the `Track` operationId).
+	TrackWithResponse(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*TrackResponse, error)
 }
 
 // ApiGmsOperationsActionResponse200Headers the declared response headers of an HTTP 200 response for ApiGmsOperationsAction
@@ -6221,6 +7138,88 @@ func (r GetAspectResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAspectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AuthenticateResponse302Headers the declared response headers of an HTTP 302 response for Authenticate
+type AuthenticateResponse302Headers struct {
+	Location *string
+}
+
+type AuthenticateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *AuthenticateResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r AuthenticateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AuthenticateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AuthenticateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AuthenticateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OidcCallbackResponse302Headers the declared response headers of an HTTP 302 response for OidcCallback
+type OidcCallbackResponse302Headers struct {
+	Location *string
+}
+
+type OidcCallbackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *OidcCallbackResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r OidcCallbackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OidcCallbackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OidcCallbackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OidcCallbackResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6822,6 +7821,47 @@ func (r LogInResponse) ContentType() string {
 	return ""
 }
 
+// LogOutResponse302Headers the declared response headers of an HTTP 302 response for LogOut
+type LogOutResponse302Headers struct {
+	Location *string
+}
+
+type LogOutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *LogOutResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r LogOutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogOutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogOutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogOutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMetricsResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetMetrics
 type GetMetricsResponse4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -7360,6 +8400,77 @@ func (r GetRelationshipsResponse) ContentType() string {
 	return ""
 }
 
+// ResetNativeUserCredentialsResponse4XXHeaders the declared response headers of an HTTP 4XX response for ResetNativeUserCredentials
+type ResetNativeUserCredentialsResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// ResetNativeUserCredentialsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ResetNativeUserCredentials
+type ResetNativeUserCredentialsResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type ResetNativeUserCredentialsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoginResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ResetNativeUserCredentialsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ResetNativeUserCredentialsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetNativeUserCredentialsResponse) GetJSON200() *LoginResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ResetNativeUserCredentialsResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ResetNativeUserCredentialsResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetNativeUserCredentialsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetNativeUserCredentialsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetNativeUserCredentialsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetNativeUserCredentialsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RestliDocsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7388,6 +8499,182 @@ func (r RestliDocsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RestliDocsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SignUpResponse4XXHeaders the declared response headers of an HTTP 4XX response for SignUp
+type SignUpResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// SignUpResponse5XXHeaders the declared response headers of an HTTP 5XX response for SignUp
+type SignUpResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type SignUpResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoginResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SignUpResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SignUpResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SignUpResponse) GetJSON200() *LoginResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SignUpResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SignUpResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r SignUpResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SignUpResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SignUpResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SignUpResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SsoResponse302Headers the declared response headers of an HTTP 302 response for Sso
+type SsoResponse302Headers struct {
+	Location *string
+}
+
+type SsoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *SsoResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r SsoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SsoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SsoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SsoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TrackResponse4XXHeaders the declared response headers of an HTTP 4XX response for Track
+type TrackResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// TrackResponse5XXHeaders the declared response headers of an HTTP 5XX response for Track
+type TrackResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type TrackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *TrackResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *TrackResponse5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r TrackResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r TrackResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r TrackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TrackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TrackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TrackResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7603,6 +8890,44 @@ func (c *ClientWithResponses) GetAspectWithResponse(ctx context.Context, urn Urn
 		return nil, err
 	}
 	return ParseGetAspectResponse(rsp)
+}
+
+// AuthenticateWithResponse Send the browser to sign in
+//
+// Where the web app sends a browser whose request was refused for want of a session. A
+// browser with a valid session goes back to `redirect_uri` (a path of this server; anything
+// else counts as `/`); another one to single sign-on when OpenID Connect is configured, else
+// to the sign-in page with `redirect_uri`. Never requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /authenticate (the `Authenticate` operationId).
+func (c *ClientWithResponses) AuthenticateWithResponse(ctx context.Context, params *AuthenticateParams, reqEditors ...RequestEditorFn) (*AuthenticateResponse, error) {
+	rsp, err := c.Authenticate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAuthenticateResponse(rsp)
+}
+
+// OidcCallbackWithResponse The OpenID Connect provider's redirect back
+//
+// Exchanges the code for an ID token, checks it (signature, issuer, audience, expiry,
+// nonce, and the state the sign-in started with), provisions the user and their groups as
+// configured, sets the session cookies (loginSource SSO_LOGIN) and redirects to where the
+// browser was going. Any failure redirects to the sign-in page with `error_msg`, and signs
+// nobody in. Register `<AUTH_OIDC_BASE_URL>/callback/oidc` with the provider. Never
+// requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /callback/oidc (the `OidcCallback` operationId).
+func (c *ClientWithResponses) OidcCallbackWithResponse(ctx context.Context, params *OidcCallbackParams, reqEditors ...RequestEditorFn) (*OidcCallbackResponse, error) {
+	rsp, err := c.OidcCallback(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOidcCallbackResponse(rsp)
 }
 
 // GetConfigWithResponse Server configuration probe
@@ -7832,6 +9157,23 @@ func (c *ClientWithResponses) LogInWithResponse(ctx context.Context, body LogInJ
 	return ParseLogInResponse(rsp)
 }
 
+// LogOutWithResponse Sign the browser out
+//
+// Deletes the session cookies and redirects to the sign-in page (`/login` of the web app
+// with `--ui`, else the GraphQL explorer). As in DataHub the session token is not revoked:
+// a copy of it works until it expires. Never requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /logOut (the `LogOut` operationId).
+func (c *ClientWithResponses) LogOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogOutResponse, error) {
+	rsp, err := c.LogOut(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogOutResponse(rsp)
+}
+
 // GetMetricsWithResponse Prometheus metrics
 //
 // The service's metrics in Prometheus's text exposition format (OpenMetrics when the
@@ -8033,6 +9375,44 @@ func (c *ClientWithResponses) GetRelationshipsWithResponse(ctx context.Context, 
 	return ParseGetRelationshipsResponse(rsp)
 }
 
+// ResetNativeUserCredentialsWithBodyWithResponse Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *ClientWithResponses) ResetNativeUserCredentialsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error) {
+	rsp, err := c.ResetNativeUserCredentialsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetNativeUserCredentialsResponse(rsp)
+}
+
+// ResetNativeUserCredentialsWithResponse Set a native user's password with a reset token
+//
+// Sets the password of the native user `email` when `resetToken` is the reset token last
+// created for them (GraphQL `createNativeUserResetToken`), less than a day old and not used
+// yet, and signs them in as `/logIn` does (loginSource PASSWORD_RESET). Any other token
+// answers 400 without saying why. A browser request from a page of another origin is
+// refused with 403. Never requires credentials.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /resetNativeUserCredentials (the `ResetNativeUserCredentials` operationId).
+func (c *ClientWithResponses) ResetNativeUserCredentialsWithResponse(ctx context.Context, body ResetNativeUserCredentialsJSONRequestBody, reqEditors ...RequestEditorFn) (*ResetNativeUserCredentialsResponse, error) {
+	rsp, err := c.ResetNativeUserCredentials(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetNativeUserCredentialsResponse(rsp)
+}
+
 // RestliDocsWithResponse Endpoint documentation
 //
 // Browser documentation of the resource-style endpoints (HTML rendering of this OpenAPI document).
@@ -8046,6 +9426,105 @@ func (c *ClientWithResponses) RestliDocsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseRestliDocsResponse(rsp)
+}
+
+// SignUpWithBodyWithResponse Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *ClientWithResponses) SignUpWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignUpResponse, error) {
+	rsp, err := c.SignUpWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignUpResponse(rsp)
+}
+
+// SignUpWithResponse Sign up as a native user with an invite token
+//
+// Creates the native user whose username is `email` (full name, title, password of at least
+// 8 characters) when `inviteToken` is a current invite token (GraphQL `getInviteToken` or
+// `createInviteToken`), and signs them in: the answer and the cookies are those of
+// `/logIn` (LogInEvent with loginSource SIGN_UP_LINK_LOGIN). 400 names a missing field, an
+// invalid email address or a withdrawn invite token; 409 answers an existing user.
+// A browser request from a page of another origin is refused with 403. Never requires
+// credentials.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /signUp (the `SignUp` operationId).
+func (c *ClientWithResponses) SignUpWithResponse(ctx context.Context, body SignUpJSONRequestBody, reqEditors ...RequestEditorFn) (*SignUpResponse, error) {
+	rsp, err := c.SignUp(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignUpResponse(rsp)
+}
+
+// SsoWithResponse Sign in with the OpenID Connect provider
+//
+// Sends the browser to the identity provider configured by `AUTH_OIDC_*` (authorization
+// code flow with PKCE and a nonce); without one, back to the sign-in page with
+// `error_msg=SSO is not configured`. Never requires credentials.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sso (the `Sso` operationId).
+func (c *ClientWithResponses) SsoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SsoResponse, error) {
+	rsp, err := c.Sso(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSsoResponse(rsp)
+}
+
+// TrackWithBodyWithResponse Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *ClientWithResponses) TrackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TrackResponse, error) {
+	rsp, err := c.TrackWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrackResponse(rsp)
+}
+
+// TrackWithResponse Record an analytics event of the web app
+//
+// DataHub's web app posts its usage analytics here (`{"type": "PageViewEvent", ...}`). The
+// event is recorded as a usage event of its type by the caller, with `entityUrn` when it
+// names an entity, and found by the audit event search; with
+// `DATAHUB_ANALYTICS_ENABLED=false` it is accepted and dropped. A type must be a name of
+// letters, digits and `_`; the types the server records itself (logins, changes) are
+// refused with 400.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /track (the `Track` operationId).
+func (c *ClientWithResponses) TrackWithResponse(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*TrackResponse, error) {
+	rsp, err := c.Track(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrackResponse(rsp)
 }
 
 // ParseApiGmsOperationsActionResponse parses an HTTP response from a ApiGmsOperationsActionWithResponse call
@@ -8553,6 +10032,64 @@ func ParseGetAspectResponse(rsp *http.Response) (*GetAspectResponse, error) {
 			headers.XRestLiProtocolVersion = &value
 		}
 		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAuthenticateResponse parses an HTTP response from a AuthenticateWithResponse call
+func ParseAuthenticateResponse(rsp *http.Response) (*AuthenticateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AuthenticateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers AuthenticateResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOidcCallbackResponse parses an HTTP response from a OidcCallbackWithResponse call
+func ParseOidcCallbackResponse(rsp *http.Response) (*OidcCallbackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OidcCallbackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers OidcCallbackResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
 	}
 
 	return response, nil
@@ -9213,6 +10750,35 @@ func ParseLogInResponse(rsp *http.Response) (*LogInResponse, error) {
 	return response, nil
 }
 
+// ParseLogOutResponse parses an HTTP response from a LogOutWithResponse call
+func ParseLogOutResponse(rsp *http.Response) (*LogOutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogOutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers LogOutResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
 func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9787,6 +11353,83 @@ func ParseGetRelationshipsResponse(rsp *http.Response) (*GetRelationshipsRespons
 	return response, nil
 }
 
+// ParseResetNativeUserCredentialsResponse parses an HTTP response from a ResetNativeUserCredentialsWithResponse call
+func ParseResetNativeUserCredentialsResponse(rsp *http.Response) (*ResetNativeUserCredentialsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetNativeUserCredentialsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoginResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers ResetNativeUserCredentialsResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ResetNativeUserCredentialsResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRestliDocsResponse parses an HTTP response from a RestliDocsWithResponse call
 func ParseRestliDocsResponse(rsp *http.Response) (*RestliDocsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9798,6 +11441,185 @@ func ParseRestliDocsResponse(rsp *http.Response) (*RestliDocsResponse, error) {
 	response := &RestliDocsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseSignUpResponse parses an HTTP response from a SignUpWithResponse call
+func ParseSignUpResponse(rsp *http.Response) (*SignUpResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SignUpResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoginResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers SignUpResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SignUpResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSsoResponse parses an HTTP response from a SsoWithResponse call
+func ParseSsoResponse(rsp *http.Response) (*SsoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SsoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers SsoResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTrackResponse parses an HTTP response from a TrackWithResponse call
+func ParseTrackResponse(rsp *http.Response) (*TrackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TrackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers TrackResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers TrackResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil

@@ -309,6 +309,10 @@ type MutationResolver interface {
 	DeletePolicy(ctx context.Context, urn string) (*string, error)
 	CreateIngestionSource(ctx context.Context, input model.UpdateIngestionSourceInput) (*string, error)
 	UpdateIngestionSource(ctx context.Context, urn string, input model.UpdateIngestionSourceInput) (*string, error)
+	CreateInviteToken(ctx context.Context, input model.CreateInviteTokenInput) (*model.InviteToken, error)
+	AcceptRole(ctx context.Context, input model.AcceptRoleInput) (*bool, error)
+	CreateNativeUserResetToken(ctx context.Context, input model.CreateNativeUserResetTokenInput) (*model.ResetToken, error)
+	UpdateCorpUserProperties(ctx context.Context, urn string, input model.CorpUserUpdateInput) (*model.CorpUser, error)
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*model.AuthenticatedUser, error)
@@ -342,6 +346,7 @@ type QueryResolver interface {
 	GetAccessToken(ctx context.Context, input model.GetAccessTokenInput) (*model.AccessToken, error)
 	ListPolicies(ctx context.Context, input model.ListPoliciesInput) (*model.ListPoliciesResult, error)
 	ListIngestionSources(ctx context.Context, input model.ListIngestionSourcesInput) (*model.ListIngestionSourcesResult, error)
+	GetInviteToken(ctx context.Context, input model.GetInviteTokenInput) (*model.InviteToken, error)
 }
 type TagResolver interface {
 	Type(ctx context.Context, obj *model.Tag) (model.EntityType, error)
@@ -376,6 +381,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		unmarshalInputAcceptRoleInput,
 		unmarshalInputActorFilterInput,
 		unmarshalInputAddGroupMembersInput,
 		unmarshalInputAddOwnerInput,
@@ -392,14 +398,18 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		unmarshalInputBrowseInput,
 		unmarshalInputBrowsePathsInput,
 		unmarshalInputCorpGroupUpdateInput,
+		unmarshalInputCorpUserUpdateInput,
 		unmarshalInputCreateAccessTokenInput,
 		unmarshalInputCreateDomainInput,
 		unmarshalInputCreateGlossaryEntityInput,
 		unmarshalInputCreateGroupInput,
+		unmarshalInputCreateInviteTokenInput,
+		unmarshalInputCreateNativeUserResetTokenInput,
 		unmarshalInputCreateTagInput,
 		unmarshalInputDescriptionUpdateInput,
 		unmarshalInputFacetFilterInput,
 		unmarshalInputGetAccessTokenInput,
+		unmarshalInputGetInviteTokenInput,
 		unmarshalInputLineageInput,
 		unmarshalInputListAccessTokenInput,
 		unmarshalInputListDomainsInput,
@@ -1939,6 +1949,66 @@ input BrowsePathsInput {
   urn: String!
 }
 `, BuiltIn: false},
+	{Name: "../../graphql/users.graphqls", Input: `# Native users: invite links to sign up with, password reset links and
+# profile edits, with DataHub's operation, type and field names. Invite
+# tokens need Manage Policies (a token may grant a role), reset tokens
+# Manage User Credentials; a user edits their own profile, others need Edit
+# Entity, Edit User Profile or (contact fields) Edit Contact Info on them.
+
+extend type Query {
+  "The invite token for the role (none: no role), created when there is none."
+  getInviteToken(input: GetInviteTokenInput!): InviteToken
+}
+
+extend type Mutation {
+  "Replaces the invite token for the role with a new one; the old one stops working."
+  createInviteToken(input: CreateInviteTokenInput!): InviteToken
+  "Grants the caller the role of an invite token."
+  acceptRole(input: AcceptRoleInput!): Boolean
+  "A password reset token of a native user, valid for one day and once; shown only in this answer."
+  createNativeUserResetToken(input: CreateNativeUserResetTokenInput!): ResetToken
+  "Merges the given fields into the user's editable profile."
+  updateCorpUserProperties(urn: String!, input: CorpUserUpdateInput!): CorpUser
+}
+
+input GetInviteTokenInput {
+  roleUrn: String
+}
+
+input CreateInviteTokenInput {
+  roleUrn: String
+}
+
+input AcceptRoleInput {
+  inviteToken: String!
+}
+
+type InviteToken {
+  inviteToken: String!
+}
+
+input CreateNativeUserResetTokenInput {
+  userUrn: String!
+}
+
+type ResetToken {
+  resetToken: String!
+}
+
+input CorpUserUpdateInput {
+  displayName: String
+  title: String
+  aboutMe: String
+  teams: [String!]
+  skills: [String!]
+  pictureLink: String
+  slack: String
+  phone: String
+  email: String
+  platformUrns: [String!]
+  personaUrn: String
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -3142,6 +3212,14 @@ func childFields_InstitutionalMemoryMetadata(ctx context.Context, ec *executionC
 	return nil, fmt.Errorf("no field named %q was found under type InstitutionalMemoryMetadata", field.Name)
 }
 
+func childFields_InviteToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "inviteToken":
+		return fieldContext_InviteToken_inviteToken(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InviteToken", field.Name)
+}
+
 func childFields_LineageRelationship(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -3454,6 +3532,14 @@ func childFields_PolicyMatchFilter(ctx context.Context, ec *executionContext, fi
 		return fieldContext_PolicyMatchFilter_criteria(ctx, ec, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PolicyMatchFilter", field.Name)
+}
+
+func childFields_ResetToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "resetToken":
+		return fieldContext_ResetToken_resetToken(ctx, ec, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResetToken", field.Name)
 }
 
 func childFields_ResourceFilter(ctx context.Context, ec *executionContext, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4044,6 +4130,20 @@ func field_MLModel_relationships_args(ctx context.Context, ec *executionContext,
 	return args, nil
 }
 
+func field_Mutation_acceptRole_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AcceptRoleInput, error) {
+			return unmarshalNAcceptRoleInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAcceptRoleInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func field_Mutation_addGroupMembers_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4274,6 +4374,34 @@ func field_Mutation_createIngestionSource_args(ctx context.Context, ec *executio
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateIngestionSourceInput, error) {
 			return unmarshalNUpdateIngestionSourceInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐUpdateIngestionSourceInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func field_Mutation_createInviteToken_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateInviteTokenInput, error) {
+			return unmarshalNCreateInviteTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateInviteTokenInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func field_Mutation_createNativeUserResetToken_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateNativeUserResetTokenInput, error) {
+			return unmarshalNCreateNativeUserResetTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateNativeUserResetTokenInput(ctx, ec, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4522,6 +4650,28 @@ func field_Mutation_updateCorpGroupProperties_args(ctx context.Context, ec *exec
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CorpGroupUpdateInput, error) {
 			return unmarshalNCorpGroupUpdateInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCorpGroupUpdateInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func field_Mutation_updateCorpUserProperties_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
+		func(ctx context.Context, v any) (string, error) {
+			return unmarshalNString2string(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["urn"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CorpUserUpdateInput, error) {
+			return unmarshalNCorpUserUpdateInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCorpUserUpdateInput(ctx, ec, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4882,6 +5032,20 @@ func field_Query_getAccessToken_args(ctx context.Context, ec *executionContext, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.GetAccessTokenInput, error) {
 			return unmarshalNGetAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGetAccessTokenInput(ctx, ec, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func field_Query_getInviteToken_args(ctx context.Context, ec *executionContext, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GetInviteTokenInput, error) {
+			return unmarshalNGetInviteTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGetInviteTokenInput(ctx, ec, v)
 		})
 	if err != nil {
 		return nil, err
@@ -16041,6 +16205,29 @@ func fieldContext_InstitutionalMemoryMetadata_associatedUrn(_ context.Context, e
 	return graphql.NewScalarFieldContext("InstitutionalMemoryMetadata", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func _InviteToken_inviteToken(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.InviteToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_InviteToken_inviteToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InviteToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_InviteToken_inviteToken(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InviteToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func _LineageRelationship_type(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.LineageRelationship) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19322,6 +19509,182 @@ func fieldContext_Mutation_updateIngestionSource(ctx context.Context, ec *execut
 	return fc, nil
 }
 
+func _Mutation_createInviteToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_createInviteToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateInviteToken(ctx, fc.Args["input"].(model.CreateInviteTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InviteToken) graphql.Marshaler {
+			return marshalOInviteToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐInviteToken(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_createInviteToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_InviteToken(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_createInviteToken_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_acceptRole(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_acceptRole(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptRole(ctx, fc.Args["input"].(model.AcceptRoleInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return marshalOBoolean2ᚖbool(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_acceptRole(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_acceptRole_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_createNativeUserResetToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_createNativeUserResetToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateNativeUserResetToken(ctx, fc.Args["input"].(model.CreateNativeUserResetTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ResetToken) graphql.Marshaler {
+			return marshalOResetToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResetToken(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_createNativeUserResetToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_ResetToken(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_createNativeUserResetToken_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func _Mutation_updateCorpUserProperties(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Mutation_updateCorpUserProperties(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCorpUserProperties(ctx, fc.Args["urn"].(string), fc.Args["input"].(model.CorpUserUpdateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CorpUser) graphql.Marshaler {
+			return marshalOCorpUser2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCorpUser(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Mutation_updateCorpUserProperties(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_CorpUser(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Mutation_updateCorpUserProperties_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func _Owner_owner(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21643,6 +22006,50 @@ func fieldContext_Query_listIngestionSources(ctx context.Context, ec *executionC
 	return fc, nil
 }
 
+func _Query_getInviteToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_Query_getInviteToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().GetInviteToken(ctx, fc.Args["input"].(model.GetInviteTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InviteToken) graphql.Marshaler {
+			return marshalOInviteToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐInviteToken(ctx, ec, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func fieldContext_Query_getInviteToken(ctx context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return childFields_InviteToken(ctx, ec, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = field_Query_getInviteToken_args(ctx, ec, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func _Query___type(ctx context.Context, ec *executionContext, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21717,6 +22124,29 @@ func fieldContext_Query___schema(_ context.Context, ec *executionContext, field 
 		},
 	}
 	return fc, nil
+}
+
+func _ResetToken_resetToken(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ResetToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return fieldContext_ResetToken_resetToken(ctx, ec, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResetToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return marshalNString2string(ctx, ec, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func fieldContext_ResetToken_resetToken(_ context.Context, ec *executionContext, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResetToken", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func _ResourceFilter_type(ctx context.Context, ec *executionContext, field graphql.CollectedField, obj *model.ResourceFilter) (ret graphql.Marshaler) {
@@ -24323,6 +24753,36 @@ func fieldContext___Type_isOneOf(_ context.Context, ec *executionContext, field 
 
 // region    **************************** input.gotpl *****************************
 
+func unmarshalInputAcceptRoleInput(ctx context.Context, ec *executionContext, obj any) (model.AcceptRoleInput, error) {
+	var it model.AcceptRoleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"inviteToken"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "inviteToken":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inviteToken"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.InviteToken = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputActorFilterInput(ctx context.Context, ec *executionContext, obj any) (model.ActorFilterInput, error) {
 	var it model.ActorFilterInput
 	if obj == nil {
@@ -25083,6 +25543,106 @@ func unmarshalInputCorpGroupUpdateInput(ctx context.Context, ec *executionContex
 	return it, nil
 }
 
+func unmarshalInputCorpUserUpdateInput(ctx context.Context, ec *executionContext, obj any) (model.CorpUserUpdateInput, error) {
+	var it model.CorpUserUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"displayName", "title", "aboutMe", "teams", "skills", "pictureLink", "slack", "phone", "email", "platformUrns", "personaUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "aboutMe":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aboutMe"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.AboutMe = data
+		case "teams":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teams"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Teams = data
+		case "skills":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skills"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Skills = data
+		case "pictureLink":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pictureLink"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.PictureLink = data
+		case "slack":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slack"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slack = data
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "platformUrns":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("platformUrns"))
+			data, err := unmarshalOString2ᚕstringᚄ(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlatformUrns = data
+		case "personaUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("personaUrn"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.PersonaUrn = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputCreateAccessTokenInput(ctx context.Context, ec *executionContext, obj any) (model.CreateAccessTokenInput, error) {
 	var it model.CreateAccessTokenInput
 	if obj == nil {
@@ -25287,6 +25847,66 @@ func unmarshalInputCreateGroupInput(ctx context.Context, ec *executionContext, o
 	return it, nil
 }
 
+func unmarshalInputCreateInviteTokenInput(ctx context.Context, ec *executionContext, obj any) (model.CreateInviteTokenInput, error) {
+	var it model.CreateInviteTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roleUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roleUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleUrn"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoleUrn = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputCreateNativeUserResetTokenInput(ctx context.Context, ec *executionContext, obj any) (model.CreateNativeUserResetTokenInput, error) {
+	var it model.CreateNativeUserResetTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userUrn"))
+			data, err := unmarshalNString2string(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserUrn = data
+		}
+	}
+	return it, nil
+}
+
 func unmarshalInputCreateTagInput(ctx context.Context, ec *executionContext, obj any) (model.CreateTagInput, error) {
 	var it model.CreateTagInput
 	if obj == nil {
@@ -25479,6 +26099,36 @@ func unmarshalInputGetAccessTokenInput(ctx context.Context, ec *executionContext
 				return it, err
 			}
 			it.Duration = data
+		}
+	}
+	return it, nil
+}
+
+func unmarshalInputGetInviteTokenInput(ctx context.Context, ec *executionContext, obj any) (model.GetInviteTokenInput, error) {
+	var it model.GetInviteTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roleUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roleUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleUrn"))
+			data, err := unmarshalOString2ᚖstring(ctx, ec, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoleUrn = data
 		}
 	}
 	return it, nil
@@ -36823,6 +37473,44 @@ func _InstitutionalMemoryMetadata(ctx context.Context, ec *executionContext, sel
 	return out
 }
 
+var inviteTokenImplementors = []string{"InviteToken"}
+
+func _InviteToken(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.InviteToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inviteTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InviteToken")
+		case "inviteToken":
+			out.Values[i] = _InviteToken_inviteToken(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var lineageRelationshipImplementors = []string{"LineageRelationship"}
 
 func _LineageRelationship(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.LineageRelationship) graphql.Marshaler {
@@ -38396,6 +39084,34 @@ func _Mutation(ctx context.Context, ec *executionContext, sel ast.SelectionSet) 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createInviteToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_createInviteToken(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "acceptRole":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_acceptRole(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createNativeUserResetToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_createNativeUserResetToken(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateCorpUserProperties":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return _Mutation_updateCorpUserProperties(ctx, ec, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39611,6 +40327,28 @@ func _Query(ctx context.Context, ec *executionContext, sel ast.SelectionSet) gra
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "getInviteToken":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = _Query_getInviteToken(ctx, ec, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return _Query___type(ctx, ec, field)
@@ -39624,6 +40362,44 @@ func _Query(ctx context.Context, ec *executionContext, sel ast.SelectionSet) gra
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var resetTokenImplementors = []string{"ResetToken"}
+
+func _ResetToken(ctx context.Context, ec *executionContext, sel ast.SelectionSet, obj *model.ResetToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, resetTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResetToken")
+		case "resetToken":
+			out.Values[i] = _ResetToken_resetToken(ctx, ec, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40965,6 +41741,11 @@ func ___Type(ctx context.Context, ec *executionContext, sel ast.SelectionSet, ob
 
 // region    ***************************** type.gotpl *****************************
 
+func unmarshalNAcceptRoleInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAcceptRoleInput(ctx context.Context, ec *executionContext, v any) (model.AcceptRoleInput, error) {
+	res, err := unmarshalInputAcceptRoleInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func unmarshalNAccessTokenDuration2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐAccessTokenDuration(ctx context.Context, ec *executionContext, v any) (model.AccessTokenDuration, error) {
 	var res model.AccessTokenDuration
 	err := res.UnmarshalGQL(v)
@@ -41277,6 +42058,11 @@ func marshalNCorpUser2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphql
 	return _CorpUser(ctx, ec, sel, v)
 }
 
+func unmarshalNCorpUserUpdateInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCorpUserUpdateInput(ctx context.Context, ec *executionContext, v any) (model.CorpUserUpdateInput, error) {
+	res, err := unmarshalInputCorpUserUpdateInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func unmarshalNCreateAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateAccessTokenInput(ctx context.Context, ec *executionContext, v any) (model.CreateAccessTokenInput, error) {
 	res, err := unmarshalInputCreateAccessTokenInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -41294,6 +42080,16 @@ func unmarshalNCreateGlossaryEntityInput2githubᚗcomᚋcatalogdᚋcatalogdᚋin
 
 func unmarshalNCreateGroupInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateGroupInput(ctx context.Context, ec *executionContext, v any) (model.CreateGroupInput, error) {
 	res, err := unmarshalInputCreateGroupInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func unmarshalNCreateInviteTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateInviteTokenInput(ctx context.Context, ec *executionContext, v any) (model.CreateInviteTokenInput, error) {
+	res, err := unmarshalInputCreateInviteTokenInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func unmarshalNCreateNativeUserResetTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐCreateNativeUserResetTokenInput(ctx context.Context, ec *executionContext, v any) (model.CreateNativeUserResetTokenInput, error) {
+	res, err := unmarshalInputCreateNativeUserResetTokenInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -41468,6 +42264,11 @@ func marshalNFacetMetadata2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgr
 
 func unmarshalNGetAccessTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGetAccessTokenInput(ctx context.Context, ec *executionContext, v any) (model.GetAccessTokenInput, error) {
 	res, err := unmarshalInputGetAccessTokenInput(ctx, ec, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func unmarshalNGetInviteTokenInput2githubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐGetInviteTokenInput(ctx context.Context, ec *executionContext, v any) (model.GetInviteTokenInput, error) {
+	res, err := unmarshalInputGetInviteTokenInput(ctx, ec, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42961,6 +43762,13 @@ func marshalOInt2ᚖint(ctx context.Context, ec *executionContext, sel ast.Selec
 	return res
 }
 
+func marshalOInviteToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐInviteToken(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.InviteToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _InviteToken(ctx, ec, sel, v)
+}
+
 func marshalOListDomainsResult2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐListDomainsResult(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ListDomainsResult) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -43140,6 +43948,13 @@ func unmarshalOPolicyMatchFilterInput2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋin
 	}
 	res, err := unmarshalInputPolicyMatchFilterInput(ctx, ec, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func marshalOResetToken2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResetToken(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ResetToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return _ResetToken(ctx, ec, sel, v)
 }
 
 func marshalOResourceFilter2ᚖgithubᚗcomᚋcatalogdᚋcatalogdᚋinternalᚋgraphqlᚋmodelᚐResourceFilter(ctx context.Context, ec *executionContext, sel ast.SelectionSet, v *model.ResourceFilter) graphql.Marshaler {

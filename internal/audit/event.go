@@ -37,8 +37,19 @@ const (
 	SourceGraphQL = "GRAPHQL"
 )
 
-// LoginPassword is the loginSource of a native username and password login.
-const LoginPassword = "PASSWORD_LOGIN"
+// The loginSource of a LogInEvent, DataHub's LoginSource names.
+const (
+	// LoginPassword is a native username and password login.
+	LoginPassword = "PASSWORD_LOGIN"
+	// LoginSignUp is the sign-in of a user who just signed up with an
+	// invite link.
+	LoginSignUp = "SIGN_UP_LINK_LOGIN"
+	// LoginPasswordReset is the sign-in of a user who just set a new
+	// password with a reset link.
+	LoginPasswordReset = "PASSWORD_RESET"
+	// LoginSSO is a single sign-on through OpenID Connect.
+	LoginSSO = "SSO_LOGIN"
+)
 
 // Event is one audit event.
 type Event struct {

@@ -16,6 +16,7 @@ var entityPrivileges = map[string]string{
 	"dataHubIngestionSource": PrivManageIngestion,
 	"dataHubSecret":          "MANAGE_SECRETS",
 	"dataHubRole":            PrivManagePolicies,
+	"inviteToken":            PrivManagePolicies,
 }
 
 // aspectPrivileges are the specific edit privileges DataHub checks for an

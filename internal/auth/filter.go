@@ -14,6 +14,8 @@ import (
 // to revoke it, so dataHubAccessToken needs no entry.)
 var SecretAspects = map[string]bool{
 	"corpUserCredentials": true,
+	// The invite token, encrypted: whoever has it may sign up.
+	"inviteToken": true,
 }
 
 // FilterReader wraps the store handed to the read APIs so that secret

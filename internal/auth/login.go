@@ -270,7 +270,7 @@ func (s *Service) Login(ctx context.Context, username, password string, client C
 		return LoginResult{}, errBadLogin
 	}
 	result = succeeded
-	token, _, exp, err := s.issue(urn, Session, DefaultSessionDuration, false)
+	token, _, exp, err := s.issue(urn, Session, s.sessionTTL(), false)
 	if err != nil {
 		return LoginResult{}, err
 	}
@@ -293,16 +293,22 @@ func (s *Service) active(ctx context.Context, urn string) (bool, error) {
 // recordLogin audits a login attempt. A failure to record is logged, not
 // returned: the attempt's answer must not depend on the audit log.
 func (s *Service) recordLogin(ctx context.Context, typ, urn string) {
+	s.recordSignIn(ctx, typ, urn, audit.LoginPassword)
+}
+
+// recordSignIn audits a sign-in attempt from source (an audit.Login* name).
+func (s *Service) recordSignIn(ctx context.Context, typ, urn, source string) {
 	if s.audit == nil {
 		return
 	}
-	ev := audit.Event{Type: typ, Actor: urn, EntityURN: urn, EntityType: "corpuser", LoginSource: audit.LoginPassword}
+	ev := audit.Event{Type: typ, Actor: urn, EntityURN: urn, EntityType: "corpuser", LoginSource: source}
 	if err := s.audit.Record(ctx, ev); err != nil {
 		slog.ErrorContext(ctx, "record login event", "type", typ, "err", err)
 	}
 }
 
-// LoginHandler serves POST LoginPath: {username, password} → a session.
+// LoginHandler serves POST LoginPath: {username, password} → a session
+// token in the answer, and the browser session cookies (see session.go).
 // writeError answers errors in the protocol's format.
 func (s *Service) LoginHandler(writeError func(http.ResponseWriter, *http.Request, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -336,8 +342,8 @@ func (s *Service) LoginHandler(writeError func(http.ResponseWriter, *http.Reques
 			Name: DeviceCookie, Value: sess.Device, Path: LoginPath, MaxAge: int(deviceCookieAge.Seconds()),
 			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
 		})
+		s.setSession(w, r, sess)
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
 		_ = json.NewEncoder(w).Encode(sess)
 	}
 }

@@ -23,19 +23,24 @@ import (
 const TraceHeader = "traceparent"
 
 // publicPaths answer without credentials: what clients probe before they
-// authenticate, the login itself, and the browser pages (which call the
-// API with the user's own token).
+// authenticate, the sign-in flow itself, and the browser pages (which call
+// the API with the user's own session or token).
 var publicPaths = map[string]bool{
 	"/health": true, "/config": true, LoginPath: true,
+	LogoutPath: true, SignUpPath: true, ResetCredentialsPath: true, AuthenticatePath: true, SSOPath: true,
 	"/api/graphiql": true, "/restli/docs": true, "/openapi.json": true,
 }
+
+// signInPaths set session cookies from what the request carries: another
+// site must not be able to sign a browser in (login CSRF).
+var signInPaths = map[string]bool{LoginPath: true, SignUpPath: true, ResetCredentialsPath: true}
 
 // MetricsPath is where the API port serves Prometheus metrics, to callers
 // with the Get Analytics privilege.
 const MetricsPath = "/metrics"
 
 func isPublic(path string) bool {
-	return publicPaths[path] || strings.HasPrefix(path, "/api/graphiql/assets/")
+	return publicPaths[path] || strings.HasPrefix(path, "/api/graphiql/assets/") || strings.HasPrefix(path, CallbackPath)
 }
 
 // MiddlewareConfig configures Middleware.
@@ -51,6 +56,9 @@ type MiddlewareConfig struct {
 	// login, with the reason: FailureNoCredentials, FailureBadCredentials,
 	// FailureForbidden, FailureLogin or FailureLoginLocked.
 	OnFailure func(reason string)
+	// Public, when set, tells further requests that need no credentials:
+	// the web app's pages and files.
+	Public func(*http.Request) bool
 }
 
 // Reasons of authentication failures, as MiddlewareConfig.OnFailure reports
@@ -85,7 +93,13 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 				c.OnFailure(reason)
 			}
 		}
-		if isPublic(r.URL.Path) {
+		if isPublic(r.URL.Path) || (c.Public != nil && c.Public(r)) {
+			if signInPaths[r.URL.Path] {
+				if err := checkSameOrigin(r); err != nil {
+					refuse(w, r, c.WriteError, err)
+					return
+				}
+			}
 			if r.URL.Path != LoginPath || c.OnFailure == nil {
 				next.ServeHTTP(w, r.WithContext(ctx))
 				return
@@ -100,13 +114,25 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 			}
 			return
 		}
-		h := r.Header.Get("Authorization")
-		if h == "" {
+		var a Actor
+		var err error
+		switch h := r.Header.Get("Authorization"); {
+		case h != "":
+			a, err = s.parseAuthorization(ctx, h)
+		case hasSessionCookie(r):
+			if a, err = s.cookieSession(ctx, r); err == nil {
+				err = checkSameOrigin(r)
+			}
+		default:
 			failed(FailureNoCredentials)
 			refuse(w, r, c.WriteError, errUnauthorized)
 			return
 		}
-		a, err := s.parseAuthorization(ctx, h)
+		if err == errCrossOrigin {
+			failed(FailureForbidden)
+			refuse(w, r, c.WriteError, err)
+			return
+		}
 		if err != nil {
 			if k := catalog.KindOf(err); k != catalog.Unauthorized && k != catalog.Forbidden {
 				slog.ErrorContext(ctx, "authenticate request", "err", err)
@@ -219,7 +245,7 @@ func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(stat
 		return nil, s.Require(ctx, actor, Resource{}, "search audit events", PrivGetAnalytics)
 	case p == MetricsPath:
 		return nil, s.Require(ctx, actor, Resource{}, "read metrics", PrivGetAnalytics)
-	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath:
+	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath || p == audit.TrackPath:
 		return nil, nil
 	case r.Method == http.MethodGet:
 		for _, prefix := range []string{"/entitiesV2/", "/entities/", "/aspects/"} {

@@ -42,6 +42,8 @@ type Config struct {
 	RestAuthorization bool
 	// Disabled is the development mode: every privilege check passes.
 	Disabled bool
+	// Cookies says how browser session cookies are set.
+	Cookies CookieConfig
 }
 
 // Service authenticates callers and authorizes their actions. It is safe

@@ -44,11 +44,26 @@ var dist embed.FS
 //go:embed graphiql.html
 var graphiqlHTML string
 
+// signinJS signs in from the explorer's page; it is served with the bundle.
+//
+//go:embed signin.js
+var signinJS []byte
+
 var graphiqlPage = template.Must(template.New("graphiql").Parse(graphiqlHTML))
 
+// Options are what the pages need to know of the server.
+type Options struct {
+	// AuthRequired is true when the API needs credentials: the explorer
+	// then offers to sign in when the browser has no session.
+	AuthRequired bool
+	// SessionActor returns the user signed in by the request's session
+	// cookies, if any; nil means nobody is.
+	SessionActor func(*http.Request) (string, bool)
+}
+
 // Register adds the pages to r.
-func Register(r Router) {
-	r.HandleFunc("GET "+GraphiQLPath, serveGraphiQL)
+func Register(r Router, o Options) {
+	r.HandleFunc("GET "+GraphiQLPath, o.serveGraphiQL)
 	r.HandleFunc("GET "+AssetsPath+"{file}", serveAsset)
 	r.HandleFunc("GET "+DocsPath, serveDocs)
 	r.HandleFunc("GET "+SpecJSONPath, serveSpecJSON)
@@ -63,6 +78,11 @@ type graphiqlData struct {
 	Assets       string
 	Version      string // busts browser caches when the bundle changes
 	DefaultQuery string
+	// SignIn shows the sign-in panel: credentials are needed and the
+	// browser has no session.
+	SignIn bool
+	// SignedInAs is the user of the browser's session, if any.
+	SignedInAs string
 }
 
 const defaultQuery = `# catalogd GraphQL explorer: run with Ctrl-Enter;
@@ -72,14 +92,19 @@ const defaultQuery = `# catalogd GraphQL explorer: run with Ctrl-Enter;
 }
 `
 
-func serveGraphiQL(w http.ResponseWriter, r *http.Request) {
-	var buf bytes.Buffer
-	err := graphiqlPage.Execute(&buf, graphiqlData{
+func (o Options) serveGraphiQL(w http.ResponseWriter, r *http.Request) {
+	d := graphiqlData{
 		Endpoint:     "graphql",
 		Assets:       "graphiql/assets/",
 		Version:      bundleVersion(),
 		DefaultQuery: defaultQuery,
-	})
+	}
+	if o.SessionActor != nil {
+		d.SignedInAs, _ = o.SessionActor(r)
+	}
+	d.SignIn = o.AuthRequired && d.SignedInAs == ""
+	var buf bytes.Buffer
+	err := graphiqlPage.Execute(&buf, d)
 	if err != nil {
 		slog.Error("render graphiql page", "err", err)
 		http.Error(w, "cannot render the page", http.StatusInternalServerError)
@@ -111,21 +136,25 @@ var assets = sync.OnceValue(func() map[string]*asset {
 	if err != nil {
 		panic(err) // the embedded directory is fixed at build time
 	}
+	files := map[string][]byte{"signin.js": signinJS}
 	for _, e := range entries {
 		body, err := dist.ReadFile("graphiql/dist/" + e.Name())
 		if err != nil {
 			panic(err)
 		}
+		files[e.Name()] = body
+	}
+	for name, body := range files {
 		sum := sha256.Sum256(body)
 		var gz bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 		_, _ = zw.Write(body)
 		_ = zw.Close()
-		m[e.Name()] = &asset{
+		m[name] = &asset{
 			body:        body,
 			gzipped:     gz.Bytes(),
 			etag:        `"` + hex.EncodeToString(sum[:8]) + `"`,
-			contentType: types[path.Ext(e.Name())],
+			contentType: types[path.Ext(name)],
 		}
 	}
 	return m

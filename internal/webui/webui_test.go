@@ -25,7 +25,7 @@ func (m muxRouter) HandleFunc(pattern string, fn http.HandlerFunc) {
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	Register(muxRouter{mux})
+	Register(muxRouter{mux}, Options{})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv

@@ -9,6 +9,10 @@ import (
 	"strconv"
 )
 
+type AcceptRoleInput struct {
+	InviteToken string `json:"inviteToken"`
+}
+
 type AccessToken struct {
 	AccessToken string               `json:"accessToken"`
 	Metadata    *AccessTokenMetadata `json:"metadata,omitempty"`
@@ -286,6 +290,20 @@ type CorpUserProperties struct {
 	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
 }
 
+type CorpUserUpdateInput struct {
+	DisplayName  *string  `json:"displayName,omitempty"`
+	Title        *string  `json:"title,omitempty"`
+	AboutMe      *string  `json:"aboutMe,omitempty"`
+	Teams        []string `json:"teams,omitempty"`
+	Skills       []string `json:"skills,omitempty"`
+	PictureLink  *string  `json:"pictureLink,omitempty"`
+	Slack        *string  `json:"slack,omitempty"`
+	Phone        *string  `json:"phone,omitempty"`
+	Email        *string  `json:"email,omitempty"`
+	PlatformUrns []string `json:"platformUrns,omitempty"`
+	PersonaUrn   *string  `json:"personaUrn,omitempty"`
+}
+
 type CreateAccessTokenInput struct {
 	Type        AccessTokenType     `json:"type"`
 	ActorUrn    string              `json:"actorUrn"`
@@ -312,6 +330,14 @@ type CreateGroupInput struct {
 	ID          *string `json:"id,omitempty"`
 	Name        string  `json:"name"`
 	Description *string `json:"description,omitempty"`
+}
+
+type CreateInviteTokenInput struct {
+	RoleUrn *string `json:"roleUrn,omitempty"`
+}
+
+type CreateNativeUserResetTokenInput struct {
+	UserUrn string `json:"userUrn"`
 }
 
 type CreateTagInput struct {
@@ -475,6 +501,10 @@ type GetAccessTokenInput struct {
 	Duration AccessTokenDuration `json:"duration"`
 }
 
+type GetInviteTokenInput struct {
+	RoleUrn *string `json:"roleUrn,omitempty"`
+}
+
 type GlobalTags struct {
 	Tags []*TagAssociation `json:"tags,omitempty"`
 }
@@ -548,6 +578,10 @@ type InstitutionalMemoryMetadata struct {
 	Description   string      `json:"description"`
 	Created       *AuditStamp `json:"created"`
 	AssociatedUrn string      `json:"associatedUrn"`
+}
+
+type InviteToken struct {
+	InviteToken string `json:"inviteToken"`
 }
 
 type LineageInput struct {
@@ -785,6 +819,10 @@ type RemoveOwnerInput struct {
 	OwnerUrn         string  `json:"ownerUrn"`
 	OwnershipTypeUrn *string `json:"ownershipTypeUrn,omitempty"`
 	ResourceUrn      string  `json:"resourceUrn"`
+}
+
+type ResetToken struct {
+	ResetToken string `json:"resetToken"`
 }
 
 type ResourceFilter struct {
