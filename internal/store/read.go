@@ -173,18 +173,28 @@ FROM timeseries_aspect WHERE urn = ? AND aspect = ?`)
 // Edges returns one page of the edges touching q.URN and their total count.
 // Incoming edges are ordered by (relationship, source, source aspect),
 // outgoing ones by (relationship, destination, source aspect): the orders of
-// the incoming index and of the table's own key. Count <= 0 means no limit.
+// the incoming index and of the table's own key. Without a URN, the edges of
+// q.Relationships are ordered by (relationship, source, destination, source
+// aspect). Count <= 0 means no limit.
 func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge, int, error) {
 	var where, order string
-	switch q.Direction {
-	case catalog.Incoming:
+	var args []any
+	switch {
+	case q.URN == "":
+		if len(q.Relationships) == 0 {
+			return nil, 0, catalog.Errorf(catalog.Invalid, "edges of every entity need a relationship")
+		}
+		where, order = "1 = 1", "relationship, source_urn, destination_urn, source_aspect"
+	case q.Direction == catalog.Incoming:
 		where, order = "destination_urn = ?", "relationship, source_urn, source_aspect"
-	case catalog.Outgoing:
+	case q.Direction == catalog.Outgoing:
 		where, order = "source_urn = ?", "relationship, destination_urn, source_aspect"
 	default:
 		return nil, 0, catalog.Errorf(catalog.Invalid, "edge direction %q: want %s or %s", q.Direction, catalog.Incoming, catalog.Outgoing)
 	}
-	args := []any{q.URN}
+	if q.URN != "" {
+		args = append(args, q.URN)
+	}
 	if len(q.Relationships) == 1 {
 		where += " AND relationship = ?"
 		args = append(args, q.Relationships[0])
@@ -237,13 +247,46 @@ func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge,
 	return edges, total, nil
 }
 
-// ScanLatest returns version-0 rows in (urn, aspect) order. URNLike is a SQL
-// LIKE pattern with '\' as escape character, case-sensitive on both databases.
-// Limit <= 0 means no limit.
+// ScanLatest returns version-0 rows in (urn, aspect) order (reversed when
+// q.Descending). URNLike is a SQL LIKE pattern with '\' as escape character,
+// case-sensitive on both databases. Limit <= 0 means no limit.
 func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.Aspect, error) {
+	where, args := scanWhere(q)
+	query := "SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn, aspect"
+	if q.Descending {
+		query = "SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn DESC, aspect DESC"
+	}
+	if q.Limit > 0 || q.Offset > 0 {
+		limit := int64(q.Limit)
+		if limit <= 0 {
+			limit = noLimit
+		}
+		query += " LIMIT ? OFFSET ?"
+		args = append(args, limit, max(q.Offset, 0))
+	}
+	out, err := r.queryAspects(ctx, query, args...)
+	if err != nil {
+		return nil, r.db.fail(ctx, err, "scan latest aspects")
+	}
+	return out, nil
+}
+
+// CountScan returns the number of rows ScanLatest returns for q without
+// its Offset and Limit.
+func (r reader) CountScan(ctx context.Context, q catalog.ScanQuery) (int, error) {
+	where, args := scanWhere(q)
+	var n int
+	if err := r.q.QueryRowContext(ctx, r.db.q.rebind("SELECT COUNT(*) FROM metadata_aspect_v2 WHERE "+where), args...).Scan(&n); err != nil {
+		return 0, r.db.fail(ctx, err, "count latest aspects")
+	}
+	return n, nil
+}
+
+// scanWhere is the condition selecting the rows of q.
+func scanWhere(q catalog.ScanQuery) (string, []any) {
 	var b strings.Builder
 	var args []any
-	b.WriteString("SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE version = 0")
+	b.WriteString("version = 0")
 	if q.URN != "" {
 		b.WriteString(" AND urn = ?")
 		args = append(args, q.URN)
@@ -252,22 +295,17 @@ func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.
 		b.WriteString(` AND urn LIKE ? ESCAPE '\'`)
 		args = append(args, q.URNLike)
 	}
+	if q.After != "" {
+		if q.Descending {
+			b.WriteString(" AND urn < ?")
+		} else {
+			b.WriteString(" AND urn > ?")
+		}
+		args = append(args, q.After)
+	}
 	if q.Aspect != "" {
 		b.WriteString(" AND aspect = ?")
 		args = append(args, q.Aspect)
 	}
-	b.WriteString(" ORDER BY urn, aspect")
-	if q.Limit > 0 || q.Offset > 0 {
-		limit := int64(q.Limit)
-		if limit <= 0 {
-			limit = noLimit
-		}
-		b.WriteString(" LIMIT ? OFFSET ?")
-		args = append(args, limit, max(q.Offset, 0))
-	}
-	out, err := r.queryAspects(ctx, b.String(), args...)
-	if err != nil {
-		return nil, r.db.fail(ctx, err, "scan latest aspects")
-	}
-	return out, nil
+	return b.String(), args
 }
