@@ -28,6 +28,10 @@ type Reader interface {
 	// Timeseries returns the values of a timeseries aspect of urn with
 	// timestamps in [q.Start, q.End] (0 = unbounded), newest first, at most q.Limit.
 	Timeseries(ctx context.Context, q TimeseriesQuery) ([]TimeseriesValue, error)
+	// LatestTimeseries returns, for each of urns and each of aspects that
+	// has values, the value with the newest timestamp, in one read. Their
+	// SystemMetadata is not read.
+	LatestTimeseries(ctx context.Context, urns, aspects []string) ([]TimeseriesValue, error)
 	// Edges returns the edges touching urn in the given direction, restricted to
 	// the relationship names given (all when empty), ordered stably, with the
 	// total count before paging.

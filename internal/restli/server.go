@@ -81,6 +81,8 @@ func New(c Config) *Handler {
 	h.HandleAction("entities", "ingest", h.ingestSnapshot)
 	h.HandleAction("entities", "batchIngest", h.batchIngestSnapshots)
 	h.HandleAction("entities", "delete", h.deleteEntity)
+	h.HandleAction("entities", "listUrns", h.listURNs)
+	h.HandleAction("entities", "exists", h.entityExists)
 
 	for _, res := range []string{"aspects", "entities", "entitiesV2", "relationships", "operations"} {
 		res := res

@@ -61,11 +61,15 @@ var renderDocs = sync.OnceValues(func() (*rendered, error) {
 // loadSpec parses the embedded OpenAPI document with every internal $ref
 // resolved, so the page can show referenced parameters and responses inline.
 func loadSpec() (*openapi3.T, error) {
+	spec, err := openapi.Document()
+	if err != nil {
+		return nil, err
+	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
-	doc, err := loader.LoadFromData(openapi.Spec)
+	doc, err := loader.LoadFromData(spec)
 	if err != nil {
-		return nil, fmt.Errorf("parse openapi.yaml: %w", err)
+		return nil, fmt.Errorf("parse the OpenAPI document: %w", err)
 	}
 	return doc, nil
 }
