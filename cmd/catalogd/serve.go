@@ -142,7 +142,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	webui.Register(api)
-	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError}, api)
+	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError, EntityURN: api.EntityPathURN}, api)
 	srv := &http.Server{
 		Handler:           logRequests(handler),
 		ReadHeaderTimeout: 10 * time.Second,
