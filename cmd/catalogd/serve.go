@@ -138,7 +138,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)
 	api.HandleFunc("/api/v2/graphql", gql.ServeHTTP)
-	api.ServeOpenAPI(ss.service)
+	api.ServeOpenAPI(ss.service, authSvc.RequireView)
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	webui.Register(api)

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -94,6 +95,18 @@ func (s *Service) requireBatch(r *http.Request, actor string) error {
 		}
 		seen[u] = true
 		if err := s.Require(r.Context(), actor, resourceOf(u), "view entity "+catalog.QuoteURN(u), viewPrivileges...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RequireView refuses, with a Forbidden error, when actor may not view
+// every one of urns: the check of the entities a scroll lists, which
+// DataHub makes on the whole page.
+func (s *Service) RequireView(ctx context.Context, actor string, urns []string) error {
+	for _, u := range urns {
+		if err := s.Require(ctx, actor, resourceOf(u), "view entity "+catalog.QuoteURN(u), viewPrivileges...); err != nil {
 			return err
 		}
 	}

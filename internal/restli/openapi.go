@@ -32,7 +32,13 @@ import (
 type openAPI struct {
 	h      *Handler
 	search *search.Service // for scrolls with a query; nil: queries refused
+	// canView refuses a page that lists an entity the caller may not view.
+	canView ViewAuthorizer
 }
+
+// ViewAuthorizer refuses, with a Forbidden error, when actor may not view
+// every one of urns.
+type ViewAuthorizer func(ctx context.Context, actor string, urns []string) error
 
 // apiVersion selects the v2 or v3 shape of entities and aspects.
 type apiVersion int
@@ -52,8 +58,14 @@ const (
 // ServeOpenAPI registers DataHub's OpenAPI v3 and v2 entity endpoints, the
 // v3 and v2 relationship reads, and POST /openapi/v2/platform/entities/v1/.
 // svc answers scrolls with a query; with svc nil only "*" is accepted.
-func (h *Handler) ServeOpenAPI(svc *search.Service) {
-	o := &openAPI{h: h, search: svc}
+// canView checks, as DataHub does, that the caller may view every entity a
+// page of a scroll or of relationships lists; nil lets every caller see
+// every entity.
+func (h *Handler) ServeOpenAPI(svc *search.Service, canView ViewAuthorizer) {
+	if canView == nil {
+		canView = func(context.Context, string, []string) error { return nil }
+	}
+	o := &openAPI{h: h, search: svc, canView: canView}
 	for _, ver := range []apiVersion{v2, v3} {
 		p := fmt.Sprintf("/openapi/v%d/entity/", ver)
 		h.mux.HandleFunc("GET "+p+"{entity}", o.scrollType(ver))

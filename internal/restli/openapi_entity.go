@@ -40,7 +40,7 @@ func (o *openAPI) scrollType(ver apiVersion) http.HandlerFunc {
 			return
 		}
 		withSM, _ := boolQuery(r.URL.Query(), "systemMetadata", false)
-		urns, next, err := o.scrollURNs(r.Context(), []*catalog.EntitySpec{ent}, p)
+		urns, next, err := o.scrollURNs(r.Context(), o.h.actor(r), []*catalog.EntitySpec{ent}, p)
 		if err != nil {
 			writeOpenAPIError(w, r, err)
 			return
@@ -106,7 +106,7 @@ func (o *openAPI) scrollAcross(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opt.withSM, _ = boolQuery(r.URL.Query(), "systemMetadata", false)
-	urns, next, err := o.scrollURNs(r.Context(), ents, p)
+	urns, next, err := o.scrollURNs(r.Context(), o.h.actor(r), ents, p)
 	if err != nil {
 		writeOpenAPIError(w, r, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,6 +113,19 @@ func (o *openAPI) relationships(w http.ResponseWriter, r *http.Request) {
 		if len(edges) > count {
 			edges = edges[:count]
 			out.ScrollID = base64.RawURLEncoding.EncodeToString([]byte("edges:" + strconv.Itoa(start+count)))
+		}
+		ends := make([]string, 0, 2*len(edges))
+		for _, e := range edges {
+			if !slices.Contains(ends, e.Source) {
+				ends = append(ends, e.Source)
+			}
+			if !slices.Contains(ends, e.Destination) {
+				ends = append(ends, e.Destination)
+			}
+		}
+		if err := o.canView(r.Context(), o.h.actor(r), ends); err != nil {
+			writeOpenAPIError(w, r, err)
+			return
 		}
 		for _, e := range edges {
 			out.Results = append(out.Results, genericRelationship{

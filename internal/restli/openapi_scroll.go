@@ -102,8 +102,9 @@ func parseScroll(r *http.Request) (scrollParams, error) {
 }
 
 // scrollURNs returns one page of the URNs of ents and the scrollId of the
-// next page ("" after the last one).
-func (o *openAPI) scrollURNs(ctx context.Context, ents []*catalog.EntitySpec, p scrollParams) ([]string, string, error) {
+// next page ("" after the last one), refused when actor may not view one
+// of them.
+func (o *openAPI) scrollURNs(ctx context.Context, actor string, ents []*catalog.EntitySpec, p scrollParams) ([]string, string, error) {
 	if p.count == 0 {
 		return nil, "", nil
 	}
@@ -118,11 +119,15 @@ func (o *openAPI) scrollURNs(ctx context.Context, ents []*catalog.EntitySpec, p 
 		return nil, "", err
 	}
 	// One URN more than the page is read to tell whether another page follows.
-	if len(urns) <= p.count {
-		return urns, "", nil
+	next := ""
+	if len(urns) > p.count {
+		urns = urns[:p.count]
+		next = encodeScrollID(urns[len(urns)-1])
 	}
-	urns = urns[:p.count]
-	return urns, encodeScrollID(urns[len(urns)-1]), nil
+	if err := o.canView(ctx, actor, urns); err != nil {
+		return nil, "", err
+	}
+	return urns, next, nil
 }
 
 // storePage reads up to count+1 URNs after p.after from the key aspects of
