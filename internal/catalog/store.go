@@ -126,6 +126,9 @@ type ScanQuery struct {
 	After string
 	// Descending orders the rows by URN (and aspect) from the last.
 	Descending bool
-	Offset     int
-	Limit      int
+	// KeysOnly reads only the URN and aspect name of each row, which the
+	// store's index holds: listings of URNs need nothing else.
+	KeysOnly bool
+	Offset   int
+	Limit    int
 }

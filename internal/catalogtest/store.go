@@ -914,6 +914,7 @@ func testScanLatest(t *testing.T, s catalog.Store) {
 		{"after the last", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:cx1"}, ""},
 		{"descending", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Descending: true, Limit: 3}, "urn:li:dataset:cx1/status urn:li:dataset:cx1/browsePaths urn:li:dataset:c_1/status"},
 		{"descending after", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:c_1", Descending: true}, "urn:li:dataset:b/status urn:li:dataset:a/status"},
+		{"keys only", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:b", KeysOnly: true}, "urn:li:dataset:c_1/status urn:li:dataset:cx1/status"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := s.ScanLatest(ctx, tt.q)
@@ -933,6 +934,9 @@ func testScanLatest(t *testing.T, s catalog.Store) {
 			for _, a := range got {
 				if a.Version != 0 {
 					t.Errorf("history row %s/%s v%d", a.URN, a.Name, a.Version)
+				}
+				if (a.Value == nil) != tt.q.KeysOnly {
+					t.Errorf("%s/%s read with value %q", a.URN, a.Name, a.Value)
 				}
 				names = append(names, a.URN+"/"+a.Name)
 			}

@@ -46,7 +46,7 @@ func (h *Handler) listURNs(ctx context.Context, r *http.Request, body []byte) (a
 	}
 	res := listURNsResult{Entities: []string{}, Start: start, Total: total}
 	if count > 0 && start < total {
-		q.Offset, q.Limit = start, count
+		q.Offset, q.Limit, q.KeysOnly = start, count, true
 		rows, err := h.store.ScanLatest(ctx, q)
 		if err != nil {
 			return nil, err

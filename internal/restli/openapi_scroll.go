@@ -167,7 +167,7 @@ func (o *openAPI) nextKeys(ctx context.Context, ents []*catalog.EntitySpec, afte
 	for _, ent := range ents {
 		rows, err := o.h.store.ScanLatest(ctx, catalog.ScanQuery{
 			URNLike: "urn:li:" + likeEscape(ent.Name) + ":%", Aspect: ent.KeyAspect,
-			After: after, Descending: desc, Limit: limit,
+			After: after, Descending: desc, Limit: limit, KeysOnly: true,
 		})
 		if err != nil {
 			return nil, err

@@ -251,10 +251,14 @@ func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge,
 // q.Descending). URNLike is a SQL LIKE pattern with '\' as escape character,
 // case-sensitive on both databases. Limit <= 0 means no limit.
 func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.Aspect, error) {
-	where, args := scanWhere(q)
-	query := "SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn, aspect"
+	where, args := scanWhere(q, r.db.q.pg)
+	cols := aspectCols
+	if q.KeysOnly {
+		cols = "urn, aspect"
+	}
+	query := "SELECT " + cols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn, aspect"
 	if q.Descending {
-		query = "SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn DESC, aspect DESC"
+		query = "SELECT " + cols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn DESC, aspect DESC"
 	}
 	if q.Limit > 0 || q.Offset > 0 {
 		limit := int64(q.Limit)
@@ -264,17 +268,41 @@ func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.
 		query += " LIMIT ? OFFSET ?"
 		args = append(args, limit, max(q.Offset, 0))
 	}
-	out, err := r.queryAspects(ctx, query, args...)
+	var out []catalog.Aspect
+	var err error
+	if q.KeysOnly {
+		out, err = r.queryKeys(ctx, query, args...)
+	} else {
+		out, err = r.queryAspects(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, r.db.fail(ctx, err, "scan latest aspects")
 	}
 	return out, nil
 }
 
+// queryKeys runs a query selecting urn and aspect.
+func (r reader) queryKeys(ctx context.Context, query string, args ...any) ([]catalog.Aspect, error) {
+	rows, err := r.q.QueryContext(ctx, r.db.q.rebind(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []catalog.Aspect
+	for rows.Next() {
+		var a catalog.Aspect
+		if err := rows.Scan(&a.URN, &a.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
 // CountScan returns the number of rows ScanLatest returns for q without
 // its Offset and Limit.
 func (r reader) CountScan(ctx context.Context, q catalog.ScanQuery) (int, error) {
-	where, args := scanWhere(q)
+	where, args := scanWhere(q, r.db.q.pg)
 	var n int
 	if err := r.q.QueryRowContext(ctx, r.db.q.rebind("SELECT COUNT(*) FROM metadata_aspect_v2 WHERE "+where), args...).Scan(&n); err != nil {
 		return 0, r.db.fail(ctx, err, "count latest aspects")
@@ -283,7 +311,7 @@ func (r reader) CountScan(ctx context.Context, q catalog.ScanQuery) (int, error)
 }
 
 // scanWhere is the condition selecting the rows of q.
-func scanWhere(q catalog.ScanQuery) (string, []any) {
+func scanWhere(q catalog.ScanQuery, pg bool) (string, []any) {
 	var b strings.Builder
 	var args []any
 	b.WriteString("version = 0")
@@ -291,9 +319,28 @@ func scanWhere(q catalog.ScanQuery) (string, []any) {
 		b.WriteString(" AND urn = ?")
 		args = append(args, q.URN)
 	}
+	keyset := q.After != "" && !pg
 	if q.URNLike != "" {
-		b.WriteString(` AND urn LIKE ? ESCAPE '\'`)
-		args = append(args, q.URNLike)
+		if keyset {
+			// SQLite turns a LIKE prefix into a range of the index, which
+			// it would prefer to the keyset's bound, and then walk every
+			// row before the page. "+urn" keeps the LIKE out of the index;
+			// the prefix's own bound is given as a plain comparison.
+			b.WriteString(` AND +urn LIKE ? ESCAPE '\'`)
+			args = append(args, q.URNLike)
+			if prefix, ok := likePrefix(q.URNLike); ok {
+				if q.Descending {
+					b.WriteString(" AND urn >= ?")
+					args = append(args, prefix)
+				} else if end, ok := prefixEnd(prefix); ok {
+					b.WriteString(" AND urn < ?")
+					args = append(args, end)
+				}
+			}
+		} else {
+			b.WriteString(` AND urn LIKE ? ESCAPE '\'`)
+			args = append(args, q.URNLike)
+		}
 	}
 	if q.After != "" {
 		if q.Descending {
@@ -308,4 +355,37 @@ func scanWhere(q catalog.ScanQuery) (string, []any) {
 		args = append(args, q.Aspect)
 	}
 	return b.String(), args
+}
+
+// likePrefix returns the literal prefix of a LIKE pattern that is a prefix
+// followed by one final '%' ('\' escaping), and false for other patterns.
+func likePrefix(pattern string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\' && i+1 < len(pattern):
+			i++
+			b.WriteByte(pattern[i])
+		case c == '%':
+			return b.String(), i == len(pattern)-1
+		case c == '_':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
+}
+
+// prefixEnd is the least string above every string that starts with
+// prefix, in byte order (SQLite's BINARY collation).
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
 }
