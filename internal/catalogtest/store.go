@@ -914,6 +914,8 @@ func testScanLatest(t *testing.T, s catalog.Store) {
 		{"after the last", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:cx1"}, ""},
 		{"descending", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Descending: true, Limit: 3}, "urn:li:dataset:cx1/status urn:li:dataset:cx1/browsePaths urn:li:dataset:c_1/status"},
 		{"descending after", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:c_1", Descending: true}, "urn:li:dataset:b/status urn:li:dataset:a/status"},
+		{"after, escaped prefix", catalog.ScanQuery{URNLike: `urn:li:dataset:c\_%`, Aspect: "status", After: "urn:li:dataset:a"}, "urn:li:dataset:c_1/status"},
+		{"after, pattern that is no prefix", catalog.ScanQuery{URNLike: "urn:li:%:x", Aspect: "status", After: "urn:li:a"}, "urn:li:corpuser:x/status"},
 		{"keys only", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:b", KeysOnly: true}, "urn:li:dataset:c_1/status urn:li:dataset:cx1/status"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
