@@ -35,17 +35,22 @@ var Document = sync.OnceValues(func() ([]byte, error) { return Merge(Spec, Entit
 
 // Merge merges the generated document gen (JSON) into the hand-written one
 // (YAML) and returns the result as JSON. A path or component defined in both
-// is an error.
+// is an error. The generated members are copied as they are, not decoded:
+// the document is megabytes of small objects.
 func Merge(spec, gen []byte) ([]byte, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(spec, &doc); err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
-	var add map[string]any
+	var add struct {
+		Tags       []json.RawMessage                     `json:"tags"`
+		Paths      map[string]json.RawMessage            `json:"paths"`
+		Components map[string]map[string]json.RawMessage `json:"components"`
+	}
 	if err := json.Unmarshal(gen, &add); err != nil {
 		return nil, fmt.Errorf("entities.gen.json: %w", err)
 	}
-	if err := mergeMap(doc, add, "paths"); err != nil {
+	if err := mergeInto(doc, "paths", add.Paths); err != nil {
 		return nil, err
 	}
 	comps, _ := doc["components"].(map[string]any)
@@ -53,23 +58,22 @@ func Merge(spec, gen []byte) ([]byte, error) {
 		comps = map[string]any{}
 		doc["components"] = comps
 	}
-	addComps, _ := add["components"].(map[string]any)
-	for kind := range addComps {
-		if err := mergeMap(comps, addComps, kind); err != nil {
+	for kind, members := range add.Components {
+		if err := mergeInto(comps, kind, members); err != nil {
 			return nil, fmt.Errorf("components: %w", err)
 		}
 	}
-	if tags, ok := add["tags"].([]any); ok {
-		existing, _ := doc["tags"].([]any)
-		doc["tags"] = append(existing, tags...)
+	tags, _ := doc["tags"].([]any)
+	for _, t := range add.Tags {
+		tags = append(tags, t)
 	}
+	doc["tags"] = tags
 	return json.Marshal(doc)
 }
 
-// mergeMap adds the members of add[key] to doc[key].
-func mergeMap(doc, add map[string]any, key string) error {
-	from, _ := add[key].(map[string]any)
-	if len(from) == 0 {
+// mergeInto adds members to the object doc[key].
+func mergeInto(doc map[string]any, key string, members map[string]json.RawMessage) error {
+	if len(members) == 0 {
 		return nil
 	}
 	into, _ := doc[key].(map[string]any)
@@ -77,7 +81,7 @@ func mergeMap(doc, add map[string]any, key string) error {
 		into = map[string]any{}
 		doc[key] = into
 	}
-	for k, v := range from {
+	for k, v := range members {
 		if _, dup := into[k]; dup {
 			return fmt.Errorf("%s %q is both written by hand and generated", key, k)
 		}
