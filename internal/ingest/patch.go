@@ -948,6 +948,7 @@ func (d *schemaDoc) isString(n *schemaNode) bool {
 	_, enum := n.m["enum"]
 	return d.typ(n) == "string" || enum
 }
+
 // isPlainString reports a string that is no enum symbol and has no format
 // (a URN, say), so that the empty string is a valid value of it.
 func (d *schemaDoc) isPlainString(n *schemaNode) bool {
