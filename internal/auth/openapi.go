@@ -39,7 +39,7 @@ func (s *Service) openAPIRead(r *http.Request, actor string, entityURN func(*htt
 			return true, s.Require(ctx, actor, res, "check the existence of entity", existsPrivileges...)
 		}
 		return true, s.Require(ctx, actor, res, "view entity", viewPrivileges...)
-	case r.Method == http.MethodGet && (isEntity || relationship):
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && (isEntity || relationship):
 		// A scroll of a type, or the edges of a relationship type or an entity.
 		res := Resource{}
 		if relationship {

@@ -513,7 +513,7 @@ func urnType(u string) string {
 	return t
 }
 
-// readBody reads a JSON request body, refusing invalid UTF-8 and an empty
+// readJSONBody reads a JSON request body, refusing invalid UTF-8 and an empty
 // body where one is required.
 func readJSONBody(r *http.Request, required bool) ([]byte, error) {
 	body, err := readBody(r)
