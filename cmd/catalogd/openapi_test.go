@@ -12,6 +12,7 @@ import (
 
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/contract"
 	"github.com/catalogd/catalogd/internal/registry"
 )
 
@@ -659,5 +660,59 @@ func TestOpenAPIRelationships(t *testing.T) {
 		if len(owned) != 1 || owned[0].Destination.URN != "urn:li:corpuser:jdoe" || owned[0].Destination.EntityType != "corpuser" {
 			t.Errorf("%s: OwnedBy edges: %+v", v, owned)
 		}
+	}
+}
+
+// TestOpenAPIDocumentNamesEveryType checks that the OpenAPI document has
+// DataHub's v3 paths of every entity type and aspect of the registry and
+// the request and response schemas of every aspect.
+func TestOpenAPIDocumentNamesEveryType(t *testing.T) {
+	v, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := v.Doc()
+	reg := registry.Default()
+	paths := 0
+	for _, e := range reg.Entities() {
+		base := "/openapi/v3/entity/" + strings.ToLower(e.Name)
+		for _, p := range []string{base, base + "/batchGet", base + "/{urn}"} {
+			if doc.Paths.Value(p) == nil {
+				t.Errorf("no path %s", p)
+			}
+		}
+		for _, a := range append([]string{e.KeyAspect}, e.Aspects...) {
+			p := base + "/{urn}/" + strings.ToLower(a)
+			item := doc.Paths.Value(p)
+			if item == nil || item.Get == nil || item.Head == nil || item.Post == nil || item.Patch == nil || item.Delete == nil {
+				t.Errorf("path %s lacks an operation", p)
+				continue
+			}
+			paths++
+			name := strings.TrimPrefix(item.Get.Responses.Status(200).Ref, "#/components/responses/")
+			if r := doc.Components.Responses[name]; r == nil || r.Value.Content.Get("application/json").Schema.Ref == "" {
+				t.Errorf("%s: GET answers %q", p, name)
+			}
+		}
+		up := strings.ToUpper(e.Name[:1]) + e.Name[1:]
+		for _, s := range []string{up + "EntityRequest_v3", up + "EntityResponse_v3", "Scroll" + up + "EntityResponse_v3", "BatchGet" + up + "EntityRequest_v3", up + "EntityRequestPatch_v3"} {
+			if doc.Components.Schemas[s] == nil {
+				t.Errorf("no component schema %s", s)
+			}
+		}
+	}
+	// Named by the record's short name, or its full name where the short
+	// one is taken (SystemMetadata, by the hand-written document).
+	for _, a := range reg.Aspects() {
+		found := false
+		for _, n := range []string{a.WireName[strings.LastIndexByte(a.WireName, '.')+1:], a.WireName} {
+			found = found || doc.Components.Schemas[n+"AspectRequest_v3"] != nil && doc.Components.Schemas[n+"AspectResponse_v3"] != nil
+		}
+		if !found {
+			t.Errorf("aspect %s (%s) has no AspectRequest_v3 and AspectResponse_v3 schemas", a.Name, a.WireName)
+		}
+	}
+	if paths != 512 {
+		t.Errorf("%d aspect paths, want one for each of the 512 aspects of the entity types", paths)
 	}
 }

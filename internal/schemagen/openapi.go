@@ -27,7 +27,7 @@ func (m *Model) OpenAPI(taken map[string]bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &oaGen{m: m, taken: taken, names: map[string]string{}, used: map[string]string{}}
+	g := &oaGen{m: m, names: map[string]string{}, used: map[string]string{}}
 	for k := range taken {
 		g.used[k] = "\x00hand-written"
 	}
@@ -253,7 +253,6 @@ func encodeLines(doc map[string]any) ([]byte, error) {
 // oaGen holds the component names handed out.
 type oaGen struct {
 	m     *Model
-	taken map[string]bool
 	names map[string]string // FQN → component name
 	used  map[string]string // component name → FQN
 }
