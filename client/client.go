@@ -172,7 +172,7 @@ func (c *Client) Delete(ctx context.Context, urn string) error {
 		return err
 	}
 	return c.retry(ctx, func() error {
-		resp, err := c.raw.DeleteEntityV3(ctx, strings.ToLower(typ), urn)
+		resp, err := c.raw.DeleteEntityV3(ctx, strings.ToLower(typ), urn, nil)
 		if err != nil {
 			return err
 		}
@@ -284,15 +284,21 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // statusError turns a non-2xx answer into a *StatusError carrying the
-// server's message (rest.li error bodies have one).
+// server's message (rest.li error bodies have one, OpenAPI ones an error).
 func statusError(status int, body []byte) error {
 	if status >= 200 && status < 300 {
 		return nil
 	}
 	var eb struct {
 		Message string `json:"message"`
+		Error   string `json:"error"`
 	}
 	_ = json.Unmarshal(body, &eb)
+	if eb.Error != "" && eb.Message == "" {
+		eb.Message = eb.Error
+	} else if eb.Error != "" && eb.Error != eb.Message {
+		eb.Message = eb.Error + ": " + eb.Message
+	}
 	if eb.Message == "" && len(body) > 0 && len(body) < 512 && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		eb.Message = strings.TrimSpace(string(body))
 	}

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -93,8 +94,12 @@ func ExampleEntity_AddColumnTag() {
 
 	got, _ := c.Get(ctx, "urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)")
 	edits, _ := got.Aspect("editableSchemaMetadata")
-	fmt.Println(string(edits))
-	// Output: {"editableSchemaFieldInfo":[{"fieldPath":"email","globalTags":{"tags":[{"tag":"urn:li:tag:pii"}]}}]}
+	var columns struct {
+		EditableSchemaFieldInfo json.RawMessage `json:"editableSchemaFieldInfo"`
+	}
+	_ = json.Unmarshal(edits, &columns)
+	fmt.Println(string(columns.EditableSchemaFieldInfo))
+	// Output: [{"fieldPath":"email","globalTags":{"tags":[{"tag":"urn:li:tag:pii"}]}}]
 }
 
 // An Emitter batches proposals into ingestProposalBatch requests.
@@ -127,9 +132,13 @@ func ExampleNewGroup() {
 	chart := client.NewChart("looker", "7", "Weekly orders").AddOwner(g.URN(), client.TechnicalOwner)
 	fmt.Println(c.Upsert(ctx, g), c.Upsert(ctx, chart))
 	got, _ := c.Get(ctx, chart.URN())
-	owners, _ := got.Aspect("ownership")
-	fmt.Println(string(owners))
+	ownership, _ := got.Aspect("ownership")
+	var owners struct {
+		Owners json.RawMessage `json:"owners"`
+	}
+	_ = json.Unmarshal(ownership, &owners)
+	fmt.Println(string(owners.Owners))
 	// Output:
 	// <nil> <nil>
-	// {"owners":[{"owner":"urn:li:corpGroup:data-eng","type":"TECHNICAL_OWNER"}]}
+	// [{"owner":"urn:li:corpGroup:data-eng","type":"TECHNICAL_OWNER"}]
 }

@@ -26,7 +26,7 @@ func startServer() (url string, stop func()) {
 	}
 	reg := registry.Default()
 	h := restli.New(restli.Config{Registry: reg, Store: db, Ingest: ingest.New(reg, db)})
-	h.ServeOpenAPIV3()
+	h.ServeOpenAPI(nil, nil)
 	srv := httptest.NewServer(h)
 	return srv.URL, func() {
 		srv.Close()

@@ -2,4 +2,4 @@
 // Run `go generate ./...` to regenerate gen/models and gen/registry from them.
 package schemas
 
-//go:generate go run ../cmd/schemagen -schemas . -out ../gen
+//go:generate go run ../cmd/schemagen -schemas . -out ../gen -openapi ../openapi

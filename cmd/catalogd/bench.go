@@ -25,7 +25,8 @@ import (
 // runBench measures the whole service the way clients see it: it starts
 // "catalogd serve" as a child process (so start-up time and memory are the
 // server's own), loads a generated catalog of realistic datasets through
-// ingestProposalBatch, then reads them back through entitiesV2.
+// ingestProposalBatch, reads them back through entitiesV2, then scrolls
+// through every one of them with the OpenAPI v3 scroll.
 func runBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -35,6 +36,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first 30 s of ingest to this file")
 	order := fs.String("order", "connector", "order of the generated datasets: connector (table after table of a schema, schema after schema) or interleaved (consecutive datasets in different platforms and schemas)")
+	scrollCount := fs.Int("scroll-count", 1000, "page size of the OpenAPI v3 scroll through every dataset after the reads (0: no scroll)")
 	cut := fs.String("cut", "entity", "where batches end: entity (after the last aspect of a dataset, once a batch holds 200 aspects) or count (every 200 aspects, across datasets, as DataHub's REST emitter cuts them)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -167,6 +169,14 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			percentile(lat, 50), percentile(lat, 99), float64(len(lat))/reads.Seconds())
 	}
 	fmt.Fprintf(stdout, "RSS after reads: %s\n", srv.rss())
+	if *scrollCount > 0 {
+		sr, err := benchScroll(ctx, client, srv, *scrollCount)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "OpenAPI v3 scroll of every dataset (all aspects, pages of %d): %d datasets, %d aspects in %d pages, %s = %.0f aspects/s, %.1f µs of server CPU an aspect\n",
+			*scrollCount, sr.entities, sr.aspects, sr.pages, sr.elapsed.Round(time.Millisecond), float64(sr.aspects)/sr.elapsed.Seconds(), float64(sr.cpu.Microseconds())/float64(max(sr.aspects, 1)))
+	}
 	return nil
 }
 

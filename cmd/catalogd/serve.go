@@ -148,7 +148,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)
 	api.HandleFunc("/api/v2/graphql", gql.ServeHTTP)
-	api.ServeOpenAPIV3()
+	api.ServeOpenAPI(ss.service, authSvc.RequireView)
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	api.HandleFunc("GET "+auth.MetricsPath, metrics.Handler(promReg).ServeHTTP)
@@ -171,7 +171,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	registerSignIn(api, authSvc, rec, app != nil, analytics, sso)
 	root, route := withApp(api, app)
 	handler := authSvc.Middleware(auth.MiddlewareConfig{
-		Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure,
+		Enabled: *authOn, WriteError: restli.WriteError, OnFailure: m.AuthFailure, EntityURN: api.EntityPathURN,
 		Public: func(r *http.Request) bool { return app != nil && api.Route(r) == "" && app.Serves(r) },
 	}, root)
 	srv := timeouts.server(m.Middleware(route, logRequests(handler)))

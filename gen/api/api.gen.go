@@ -141,16 +141,16 @@ func (e ServerConfigNoCode) Valid() bool {
 
 // Defines values for SortCriterionOrder.
 const (
-	ASCENDING  SortCriterionOrder = "ASCENDING"
-	DESCENDING SortCriterionOrder = "DESCENDING"
+	SortCriterionOrderASCENDING  SortCriterionOrder = "ASCENDING"
+	SortCriterionOrderDESCENDING SortCriterionOrder = "DESCENDING"
 )
 
 // Valid indicates whether the value is a known member of the SortCriterionOrder enum.
 func (e SortCriterionOrder) Valid() bool {
 	switch e {
-	case ASCENDING:
+	case SortCriterionOrderASCENDING:
 		return true
-	case DESCENDING:
+	case SortCriterionOrderDESCENDING:
 		return true
 	default:
 		return false
@@ -166,6 +166,42 @@ const (
 func (e OperationsAction) Valid() bool {
 	switch e {
 	case OperationsActionRestoreIndices:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RelationshipDirection.
+const (
+	RelationshipDirectionINCOMING RelationshipDirection = "INCOMING"
+	RelationshipDirectionOUTGOING RelationshipDirection = "OUTGOING"
+)
+
+// Valid indicates whether the value is a known member of the RelationshipDirection enum.
+func (e RelationshipDirection) Valid() bool {
+	switch e {
+	case RelationshipDirectionINCOMING:
+		return true
+	case RelationshipDirectionOUTGOING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScrollSortOrder.
+const (
+	ScrollSortOrderASCENDING  ScrollSortOrder = "ASCENDING"
+	ScrollSortOrderDESCENDING ScrollSortOrder = "DESCENDING"
+)
+
+// Valid indicates whether the value is a known member of the ScrollSortOrder enum.
+func (e ScrollSortOrder) Valid() bool {
+	switch e {
+	case ScrollSortOrderASCENDING:
+		return true
+	case ScrollSortOrderDESCENDING:
 		return true
 	default:
 		return false
@@ -217,6 +253,7 @@ const (
 	BatchIngest          EntitiesActionParamsAction = "batchIngest"
 	Browse               EntitiesActionParamsAction = "browse"
 	Delete               EntitiesActionParamsAction = "delete"
+	Exists               EntitiesActionParamsAction = "exists"
 	Ingest               EntitiesActionParamsAction = "ingest"
 	ListUrns             EntitiesActionParamsAction = "listUrns"
 	Search               EntitiesActionParamsAction = "search"
@@ -233,6 +270,8 @@ func (e EntitiesActionParamsAction) Valid() bool {
 	case Browse:
 		return true
 	case Delete:
+		return true
+	case Exists:
 		return true
 	case Ingest:
 		return true
@@ -262,6 +301,78 @@ func (e GmsOperationsActionParamsAction) Valid() bool {
 	}
 }
 
+// Defines values for ScrollEntitiesV2ParamsSortOrder.
+const (
+	ScrollEntitiesV2ParamsSortOrderASCENDING  ScrollEntitiesV2ParamsSortOrder = "ASCENDING"
+	ScrollEntitiesV2ParamsSortOrderDESCENDING ScrollEntitiesV2ParamsSortOrder = "DESCENDING"
+)
+
+// Valid indicates whether the value is a known member of the ScrollEntitiesV2ParamsSortOrder enum.
+func (e ScrollEntitiesV2ParamsSortOrder) Valid() bool {
+	switch e {
+	case ScrollEntitiesV2ParamsSortOrderASCENDING:
+		return true
+	case ScrollEntitiesV2ParamsSortOrderDESCENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RelationshipsOfEntityV2ParamsDirection.
+const (
+	RelationshipsOfEntityV2ParamsDirectionINCOMING RelationshipsOfEntityV2ParamsDirection = "INCOMING"
+	RelationshipsOfEntityV2ParamsDirectionOUTGOING RelationshipsOfEntityV2ParamsDirection = "OUTGOING"
+)
+
+// Valid indicates whether the value is a known member of the RelationshipsOfEntityV2ParamsDirection enum.
+func (e RelationshipsOfEntityV2ParamsDirection) Valid() bool {
+	switch e {
+	case RelationshipsOfEntityV2ParamsDirectionINCOMING:
+		return true
+	case RelationshipsOfEntityV2ParamsDirectionOUTGOING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScrollEntitiesV3ParamsSortOrder.
+const (
+	ScrollEntitiesV3ParamsSortOrderASCENDING  ScrollEntitiesV3ParamsSortOrder = "ASCENDING"
+	ScrollEntitiesV3ParamsSortOrderDESCENDING ScrollEntitiesV3ParamsSortOrder = "DESCENDING"
+)
+
+// Valid indicates whether the value is a known member of the ScrollEntitiesV3ParamsSortOrder enum.
+func (e ScrollEntitiesV3ParamsSortOrder) Valid() bool {
+	switch e {
+	case ScrollEntitiesV3ParamsSortOrderASCENDING:
+		return true
+	case ScrollEntitiesV3ParamsSortOrderDESCENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RelationshipsOfEntityV3ParamsDirection.
+const (
+	RelationshipsOfEntityV3ParamsDirectionINCOMING RelationshipsOfEntityV3ParamsDirection = "INCOMING"
+	RelationshipsOfEntityV3ParamsDirectionOUTGOING RelationshipsOfEntityV3ParamsDirection = "OUTGOING"
+)
+
+// Valid indicates whether the value is a known member of the RelationshipsOfEntityV3ParamsDirection enum.
+func (e RelationshipsOfEntityV3ParamsDirection) Valid() bool {
+	switch e {
+	case RelationshipsOfEntityV3ParamsDirectionINCOMING:
+		return true
+	case RelationshipsOfEntityV3ParamsDirectionOUTGOING:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OperationsActionParamsAction.
 const (
 	OperationsActionParamsActionRestoreIndices OperationsActionParamsAction = "restoreIndices"
@@ -279,16 +390,16 @@ func (e OperationsActionParamsAction) Valid() bool {
 
 // Defines values for GetRelationshipsParamsDirection.
 const (
-	INCOMING GetRelationshipsParamsDirection = "INCOMING"
-	OUTGOING GetRelationshipsParamsDirection = "OUTGOING"
+	GetRelationshipsParamsDirectionINCOMING GetRelationshipsParamsDirection = "INCOMING"
+	GetRelationshipsParamsDirectionOUTGOING GetRelationshipsParamsDirection = "OUTGOING"
 )
 
 // Valid indicates whether the value is a known member of the GetRelationshipsParamsDirection enum.
 func (e GetRelationshipsParamsDirection) Valid() bool {
 	switch e {
-	case INCOMING:
+	case GetRelationshipsParamsDirectionINCOMING:
 		return true
-	case OUTGOING:
+	case GetRelationshipsParamsDirectionOUTGOING:
 		return true
 	default:
 		return false
@@ -599,6 +710,19 @@ type EnvelopedAspect struct {
 // EventSource defines model for EventSource.
 type EventSource string
 
+// ExistsRequest Parameters of `POST /entities?action=exists`.
+type ExistsRequest struct {
+	IncludeSoftDelete *bool  `json:"includeSoftDelete,omitempty"`
+	Urn               string `json:"urn"`
+}
+
+// ExistsResponse Body of the `exists` action response.
+//
+// Example: {"value":true}
+type ExistsResponse struct {
+	Value bool `json:"value"`
+}
+
 // Filter `or` of `and` groups of criteria.
 //
 // Example: {"or":[{"and":[{"condition":"EQUAL","field":"title","values":["Baz Chart 1"]}]}]}
@@ -619,6 +743,13 @@ type GenericAspect struct {
 	// Json An aspect record as a JSON object (free form; the aspect's own schema applies).
 	Json  *AspectValue `json:"json,omitempty"`
 	Value *string      `json:"value,omitempty"`
+}
+
+// GenericRelationship One edge (DataHub's GenericRelationship).
+type GenericRelationship struct {
+	Destination      RelationshipNode `json:"destination"`
+	RelationshipType string           `json:"relationshipType"`
+	Source           RelationshipNode `json:"source"`
 }
 
 // GetTimeseriesAspectValuesRequest Parameters of `POST /aspects?action=getTimeseriesAspectValues`.
@@ -745,11 +876,11 @@ type IngestProposalResponse struct {
 	Value string `json:"value"`
 }
 
-// ListUrnsRequest Parameters of `POST /entities?action=listUrns`.
+// ListUrnsRequest Parameters of `POST /entities?action=listUrns` (`count` 10 when absent, at most 10000).
 type ListUrnsRequest struct {
-	Count  int32  `json:"count"`
+	Count  *int32 `json:"count,omitempty"`
 	Entity string `json:"entity"`
-	Start  int32  `json:"start"`
+	Start  *int32 `json:"start,omitempty"`
 }
 
 // ListUrnsResponse Body of the `listUrns` action response.
@@ -831,6 +962,36 @@ type MetadataChangeProposal struct {
 	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
 }
 
+// OpenAPIError DataHub's OpenAPI error body.
+//
+// Example: {"error":"Validation Error","message":"aspect datasetProperties: ..."}
+type OpenAPIError struct {
+	Error   string  `json:"error"`
+	Message *string `json:"message,omitempty"`
+}
+
+// OpenAPIMetadataChangeProposal A MetadataChangeProposal of the OpenAPI endpoints; `aspect.value` is a JSON object (or a JSON string).
+type OpenAPIMetadataChangeProposal struct {
+	Aspect *struct {
+		ContentType *string     `json:"contentType,omitempty"`
+		Value       interface{} `json:"value,omitempty"`
+	} `json:"aspect,omitempty"`
+	AspectName      *string                 `json:"aspectName,omitempty"`
+	AuditHeader     *map[string]interface{} `json:"auditHeader,omitempty"`
+	ChangeType      ChangeType              `json:"changeType"`
+	EntityKeyAspect *struct {
+		ContentType *string     `json:"contentType,omitempty"`
+		Value       interface{} `json:"value,omitempty"`
+	} `json:"entityKeyAspect,omitempty"`
+	EntityType string  `json:"entityType"`
+	EntityUrn  *string `json:"entityUrn,omitempty"`
+
+	// SystemMetadata Metadata about a write (run id, observation time, ...).
+	//
+	// Example: {"lastObserved":1700000000000,"runId":"no-run-id-provided"}
+	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
+}
+
 // OperationsActionRequest Body of `POST /operations?action=...`.
 type OperationsActionRequest struct {
 	union json.RawMessage
@@ -839,6 +1000,18 @@ type OperationsActionRequest struct {
 // OperationsActionResult Body of a `POST /operations?action=...` response.
 type OperationsActionResult struct {
 	union json.RawMessage
+}
+
+// RelationshipNode defines model for RelationshipNode.
+type RelationshipNode struct {
+	EntityType string `json:"entityType"`
+	Urn        string `json:"urn"`
+}
+
+// RelationshipScrollResult defines model for RelationshipScrollResult.
+type RelationshipScrollResult struct {
+	Results  []GenericRelationship `json:"results"`
+	ScrollId *string               `json:"scrollId,omitempty"`
 }
 
 // ResetCredentialsRequest defines model for ResetCredentialsRequest.
@@ -1092,12 +1265,52 @@ type UsageEventResult struct {
 	UserAgent        *string                 `json:"userAgent,omitempty"`
 }
 
-// V3AspectEnvelope One aspect of an OpenAPI v3 entity.
-type V3AspectEnvelope struct {
+// V2AspectEnvelope One aspect of an OpenAPI v2 entity.
+type V2AspectEnvelope struct {
 	// SystemMetadata Metadata about a write (run id, observation time, ...).
 	//
 	// Example: {"lastObserved":1700000000000,"runId":"no-run-id-provided"}
 	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
+
+	// Value An aspect record as a JSON object (free form; the aspect's own schema applies).
+	Value AspectValue `json:"value"`
+}
+
+// V2BatchGetRequest defines model for V2BatchGetRequest.
+type V2BatchGetRequest struct {
+	AspectNames        *[]string `json:"aspectNames,omitempty"`
+	Urns               []string  `json:"urns"`
+	WithSystemMetadata *bool     `json:"withSystemMetadata,omitempty"`
+}
+
+// V2BatchGetResponse defines model for V2BatchGetResponse.
+type V2BatchGetResponse struct {
+	Entities []V2Entity `json:"entities"`
+}
+
+// V2Entity An entity in the OpenAPI v2 form.
+//
+// Example: {"aspects":{"tagProperties":{"value":{"name":"PII"}}},"urn":"urn:li:tag:pii"}
+type V2Entity struct {
+	Aspects map[string]V2AspectEnvelope `json:"aspects"`
+	Urn     string                      `json:"urn"`
+}
+
+// V2ScrollResult A page of a scroll (OpenAPI v2).
+type V2ScrollResult struct {
+	Results  []V2Entity `json:"results"`
+	ScrollId *string    `json:"scrollId,omitempty"`
+}
+
+// V3AspectEnvelope One aspect of an OpenAPI v3 entity. Requests may add `headers` (DataHub's conditional
+// writes: accepted, not acted upon) and send `systemMetadata: null`.
+type V3AspectEnvelope struct {
+	// AuditStamp Who did something and when.
+	//
+	// Example: {"actor":"urn:li:corpuser:jdoe","time":1581407189000}
+	AuditStamp     *AuditStamp        `json:"auditStamp,omitempty"`
+	Headers        *map[string]string `json:"headers,omitempty"`
+	SystemMetadata *SystemMetadata    `json:"systemMetadata,omitempty"`
 
 	// Value An aspect record as a JSON object (free form; the aspect's own schema applies).
 	Value AspectValue `json:"value"`
@@ -1112,6 +1325,14 @@ type V3Entity struct {
 	AdditionalProperties map[string]V3AspectEnvelope `json:"-"`
 }
 
+// V3ScrollResult A page of a scroll (OpenAPI v3).
+type V3ScrollResult struct {
+	Entities []V3Entity `json:"entities"`
+
+	// ScrollId Pass it back to read the next page; absent after the last page.
+	ScrollId *string `json:"scrollId,omitempty"`
+}
+
 // VersionedAspect Response of `GET /aspects/{urn}`: the aspect union and its version.
 //
 // Example: {"aspect":{"com.linkedin.schema.SchemaMetadata":{"created":{"actor":"urn:li:corpuser:fbar","time":0},"fields":[{"fieldPath":"foo","nativeDataType":"string","type":{"type":{"com.linkedin.schema.StringType":{}}}}],"hash":"","lastModified":{"actor":"urn:li:corpuser:fbar","time":0},"platform":"urn:li:dataPlatform:foo","platformSchema":{"com.linkedin.schema.KafkaSchema":{"documentSchema":"{}"}},"schemaName":"FooEvent","version":0}},"version":0}
@@ -1123,11 +1344,23 @@ type VersionedAspect struct {
 	Version int64       `json:"version"`
 }
 
+// AspectNamePath defines model for AspectNamePath.
+type AspectNamePath = string
+
 // AspectsQuery defines model for AspectsQuery.
 type AspectsQuery = []string
 
 // OperationsAction defines model for OperationsAction.
 type OperationsAction string
+
+// RelationshipDirection defines model for RelationshipDirection.
+type RelationshipDirection string
+
+// RelationshipTypePath defines model for RelationshipTypePath.
+type RelationshipTypePath = string
+
+// RelationshipTypes defines model for RelationshipTypes.
+type RelationshipTypes = []string
 
 // RestliMethod defines model for RestliMethod.
 type RestliMethod = string
@@ -1135,8 +1368,29 @@ type RestliMethod = string
 // RestliProtocolVersion defines model for RestliProtocolVersion.
 type RestliProtocolVersion = string
 
+// ScrollCount defines model for ScrollCount.
+type ScrollCount = int32
+
+// ScrollId defines model for ScrollId.
+type ScrollId = string
+
+// ScrollIncludeSoftDelete defines model for ScrollIncludeSoftDelete.
+type ScrollIncludeSoftDelete = bool
+
+// ScrollQuery defines model for ScrollQuery.
+type ScrollQuery = string
+
+// ScrollSortOrder defines model for ScrollSortOrder.
+type ScrollSortOrder string
+
 // UrnPath defines model for UrnPath.
 type UrnPath = string
+
+// V3Aspects defines model for V3Aspects.
+type V3Aspects = []string
+
+// V3AsyncEntities defines model for V3AsyncEntities.
+type V3AsyncEntities = bool
 
 // V3EntityName defines model for V3EntityName.
 type V3EntityName = string
@@ -1147,6 +1401,14 @@ type V3SystemMetadata = bool
 // GraphQLOK Example: {"data":{"addTerms":true},"extensions":{}}
 type GraphQLOK = GraphQLResponse
 
+// OpenAPIErrorResponse defines model for OpenAPIErrorResponse.
+type OpenAPIErrorResponse struct {
+	union json.RawMessage
+}
+
+// RelationshipsOK defines model for RelationshipsOK.
+type RelationshipsOK = RelationshipScrollResult
+
 // RestliErrorResponse rest.li `ErrorResponse`. `exceptionClass` is e.g.
 // `com.linkedin.restli.server.RestLiServiceException`; `stackTrace` is a Java-style trace.
 //
@@ -1155,6 +1417,26 @@ type RestliErrorResponse = RestliError
 
 // RestoreIndicesOK Body of a `POST /operations?action=...` response.
 type RestoreIndicesOK = OperationsActionResult
+
+// URNList defines model for URNList.
+type URNList = []string
+
+// V2Entities defines model for V2Entities.
+type V2Entities = []V2Entity
+
+// V2EntityOK An entity in the OpenAPI v2 form.
+//
+// Example: {"aspects":{"tagProperties":{"value":{"name":"PII"}}},"urn":"urn:li:tag:pii"}
+type V2EntityOK = V2Entity
+
+// V3Entities defines model for V3Entities.
+type V3Entities = []V3Entity
+
+// V3EntityOK An entity in the OpenAPI v3 form: its `urn` and one member per aspect name,
+// `{"<aspectName>": {"value": {...}}}`.
+//
+// Example: {"tagProperties":{"value":{"name":"PII"}},"urn":"urn:li:tag:pii"}
+type V3EntityOK = V3Entity
 
 // GraphQLBody defines model for GraphQLBody.
 type GraphQLBody = GraphQLRequest
@@ -1301,23 +1583,291 @@ type SearchAuditEventsParams struct {
 	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
 }
 
+// ScrollEntitiesV2Params defines parameters for ScrollEntitiesV2.
+type ScrollEntitiesV2Params struct {
+	// Aspects Aspects to read (all when none); repeated, `List(a,b)` or comma-separated. `aspectNames` is read too.
+	Aspects *V3Aspects `form:"aspects,omitempty" json:"aspects,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+
+	// Count Items per page (10 by default); more than 10000 reads 10000.
+	Count *ScrollCount `form:"count,omitempty" json:"count,omitempty"`
+
+	// ScrollId The `scrollId` of the previous page, unchanged.
+	ScrollId *ScrollId `form:"scrollId,omitempty" json:"scrollId,omitempty"`
+
+	// Query `*` (every entity, read from the store by key) or a search (free text, or `field:value`).
+	Query *ScrollQuery `form:"query,omitempty" json:"query,omitempty"`
+
+	// SortOrder URN order (`sort` and `sortCriteria` may only name `urn`).
+	SortOrder *ScrollEntitiesV2ParamsSortOrder `form:"sortOrder,omitempty" json:"sortOrder,omitempty"`
+
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// ScrollEntitiesV2ParamsSortOrder defines parameters for ScrollEntitiesV2.
+type ScrollEntitiesV2ParamsSortOrder string
+
+// PostEntitiesV2JSONBody defines parameters for PostEntitiesV2.
+type PostEntitiesV2JSONBody = []V2Entity
+
+// PostEntitiesV2Params defines parameters for PostEntitiesV2.
+type PostEntitiesV2Params struct {
+	// Async DataHub writes asynchronously unless false; catalogd always writes before it answers, with 202 unless `async=false`.
+	Async *V3AsyncEntities `form:"async,omitempty" json:"async,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// DeleteEntityV2Params defines parameters for DeleteEntityV2.
+type DeleteEntityV2Params struct {
+	Aspects *[]string `form:"aspects,omitempty" json:"aspects,omitempty"`
+	Clear   *bool     `form:"clear,omitempty" json:"clear,omitempty"`
+}
+
+// GetOpenAPIEntityV2Params defines parameters for GetOpenAPIEntityV2.
+type GetOpenAPIEntityV2Params struct {
+	// Aspects Aspects to read (all when none); repeated, `List(a,b)` or comma-separated. `aspectNames` is read too.
+	Aspects *V3Aspects `form:"aspects,omitempty" json:"aspects,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// HeadEntityV2Params defines parameters for HeadEntityV2.
+type HeadEntityV2Params struct {
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// GetAspectV2Params defines parameters for GetAspectV2.
+type GetAspectV2Params struct {
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+	Version        *int64            `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// HeadAspectV2Params defines parameters for HeadAspectV2.
+type HeadAspectV2Params struct {
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// PatchAspectV2JSONBody defines parameters for PatchAspectV2.
+type PatchAspectV2JSONBody struct {
+	Patch []map[string]interface{} `json:"patch"`
+}
+
+// PatchAspectV2Params defines parameters for PatchAspectV2.
+type PatchAspectV2Params struct {
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// CreateAspectV2Params defines parameters for CreateAspectV2.
+type CreateAspectV2Params struct {
+	Async *bool `form:"async,omitempty" json:"async,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata          *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+	CreateIfNotExists       *bool             `form:"createIfNotExists,omitempty" json:"createIfNotExists,omitempty"`
+	CreateIfEntityNotExists *bool             `form:"createIfEntityNotExists,omitempty" json:"createIfEntityNotExists,omitempty"`
+}
+
+// PostPlatformEntitiesV2JSONBody defines parameters for PostPlatformEntitiesV2.
+type PostPlatformEntitiesV2JSONBody = []OpenAPIMetadataChangeProposal
+
+// PostPlatformEntitiesV2Params defines parameters for PostPlatformEntitiesV2.
+type PostPlatformEntitiesV2Params struct {
+	Async *bool `form:"async,omitempty" json:"async,omitempty"`
+}
+
+// RelationshipsOfEntityV2Params defines parameters for RelationshipsOfEntityV2.
+type RelationshipsOfEntityV2Params struct {
+	// RelationshipType Relationship types to keep (all when absent or `*`).
+	RelationshipType *RelationshipTypes                      `form:"relationshipType[],omitempty" json:"relationshipType[],omitempty"`
+	Direction        *RelationshipsOfEntityV2ParamsDirection `form:"direction,omitempty" json:"direction,omitempty"`
+
+	// Count Items per page (10 by default); more than 10000 reads 10000.
+	Count *ScrollCount `form:"count,omitempty" json:"count,omitempty"`
+
+	// ScrollId The `scrollId` of the previous page, unchanged.
+	ScrollId *ScrollId `form:"scrollId,omitempty" json:"scrollId,omitempty"`
+
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// RelationshipsOfEntityV2ParamsDirection defines parameters for RelationshipsOfEntityV2.
+type RelationshipsOfEntityV2ParamsDirection string
+
+// RelationshipsByTypeV2Params defines parameters for RelationshipsByTypeV2.
+type RelationshipsByTypeV2Params struct {
+	// Count Items per page (10 by default); more than 10000 reads 10000.
+	Count *ScrollCount `form:"count,omitempty" json:"count,omitempty"`
+
+	// ScrollId The `scrollId` of the previous page, unchanged.
+	ScrollId *ScrollId `form:"scrollId,omitempty" json:"scrollId,omitempty"`
+
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// ScrollEntitiesV3Params defines parameters for ScrollEntitiesV3.
+type ScrollEntitiesV3Params struct {
+	// Aspects Aspects to read (all when none); repeated, `List(a,b)` or comma-separated. `aspectNames` is read too.
+	Aspects *V3Aspects `form:"aspects,omitempty" json:"aspects,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+
+	// Count Items per page (10 by default); more than 10000 reads 10000.
+	Count *ScrollCount `form:"count,omitempty" json:"count,omitempty"`
+
+	// ScrollId The `scrollId` of the previous page, unchanged.
+	ScrollId *ScrollId `form:"scrollId,omitempty" json:"scrollId,omitempty"`
+
+	// Query `*` (every entity, read from the store by key) or a search (free text, or `field:value`).
+	Query *ScrollQuery `form:"query,omitempty" json:"query,omitempty"`
+
+	// SortOrder URN order (`sort` and `sortCriteria` may only name `urn`).
+	SortOrder *ScrollEntitiesV3ParamsSortOrder `form:"sortOrder,omitempty" json:"sortOrder,omitempty"`
+
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// ScrollEntitiesV3ParamsSortOrder defines parameters for ScrollEntitiesV3.
+type ScrollEntitiesV3ParamsSortOrder string
+
+// PatchEntitiesV3JSONBody defines parameters for PatchEntitiesV3.
+type PatchEntitiesV3JSONBody = []V3Entity
+
+// PatchEntitiesV3Params defines parameters for PatchEntitiesV3.
+type PatchEntitiesV3Params struct {
+	// Async DataHub writes asynchronously unless false; catalogd always writes before it answers, with 202 unless `async=false`.
+	Async *V3AsyncEntities `form:"async,omitempty" json:"async,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
 // PostEntitiesV3JSONBody defines parameters for PostEntitiesV3.
 type PostEntitiesV3JSONBody = []V3Entity
 
 // PostEntitiesV3Params defines parameters for PostEntitiesV3.
 type PostEntitiesV3Params struct {
-	Async *bool `form:"async,omitempty" json:"async,omitempty"`
+	// Async DataHub writes asynchronously unless false; catalogd always writes before it answers, with 202 unless `async=false`.
+	Async *V3AsyncEntities `form:"async,omitempty" json:"async,omitempty"`
 
-	// SystemMetadata When true each aspect carries its `systemMetadata` beside `value`.
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata          *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+	CreateIfNotExists       *bool             `form:"createIfNotExists,omitempty" json:"createIfNotExists,omitempty"`
+	CreateEntityIfNotExists *bool             `form:"createEntityIfNotExists,omitempty" json:"createEntityIfNotExists,omitempty"`
+}
+
+// BatchGetEntitiesV3JSONBody defines parameters for BatchGetEntitiesV3.
+type BatchGetEntitiesV3JSONBody = []BatchGetEntitiesV3JSONBody_Item
+
+// BatchGetEntitiesV3Params defines parameters for BatchGetEntitiesV3.
+type BatchGetEntitiesV3Params struct {
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
 	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// BatchGetEntitiesV3JSONBody_Item defines parameters for BatchGetEntitiesV3.
+type BatchGetEntitiesV3JSONBody_Item struct {
+	Urn                  string                            `json:"urn"`
+	AdditionalProperties map[string]map[string]interface{} `json:"-"`
+}
+
+// DeleteEntityV3Params defines parameters for DeleteEntityV3.
+type DeleteEntityV3Params struct {
+	Aspects *[]string `form:"aspects,omitempty" json:"aspects,omitempty"`
+	Clear   *bool     `form:"clear,omitempty" json:"clear,omitempty"`
 }
 
 // GetEntityV3Params defines parameters for GetEntityV3.
 type GetEntityV3Params struct {
-	Aspects *[]string `form:"aspects,omitempty" json:"aspects,omitempty"`
+	// Aspects Aspects to read (all when none); repeated, `List(a,b)` or comma-separated. `aspectNames` is read too.
+	Aspects *V3Aspects `form:"aspects,omitempty" json:"aspects,omitempty"`
 
-	// SystemMetadata When true each aspect carries its `systemMetadata` beside `value`.
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
 	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// HeadEntityV3Params defines parameters for HeadEntityV3.
+type HeadEntityV3Params struct {
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// GetAspectV3Params defines parameters for GetAspectV3.
+type GetAspectV3Params struct {
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+	Version        *int64            `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// HeadAspectV3Params defines parameters for HeadAspectV3.
+type HeadAspectV3Params struct {
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// PatchAspectV3JSONBody defines parameters for PatchAspectV3.
+type PatchAspectV3JSONBody struct {
+	Patch []map[string]interface{} `json:"patch"`
+}
+
+// PatchAspectV3Params defines parameters for PatchAspectV3.
+type PatchAspectV3Params struct {
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+}
+
+// CreateAspectV3Params defines parameters for CreateAspectV3.
+type CreateAspectV3Params struct {
+	Async *bool `form:"async,omitempty" json:"async,omitempty"`
+
+	// SystemMetadata When true each aspect carries its `systemMetadata` (and in v3 the `auditStamp` of its write) beside `value`.
+	SystemMetadata          *V3SystemMetadata `form:"systemMetadata,omitempty" json:"systemMetadata,omitempty"`
+	CreateIfNotExists       *bool             `form:"createIfNotExists,omitempty" json:"createIfNotExists,omitempty"`
+	CreateIfEntityNotExists *bool             `form:"createIfEntityNotExists,omitempty" json:"createIfEntityNotExists,omitempty"`
+}
+
+// RelationshipsOfEntityV3Params defines parameters for RelationshipsOfEntityV3.
+type RelationshipsOfEntityV3Params struct {
+	// RelationshipType Relationship types to keep (all when absent or `*`).
+	RelationshipType *RelationshipTypes                      `form:"relationshipType[],omitempty" json:"relationshipType[],omitempty"`
+	Direction        *RelationshipsOfEntityV3ParamsDirection `form:"direction,omitempty" json:"direction,omitempty"`
+
+	// Count Items per page (10 by default); more than 10000 reads 10000.
+	Count *ScrollCount `form:"count,omitempty" json:"count,omitempty"`
+
+	// ScrollId The `scrollId` of the previous page, unchanged.
+	ScrollId *ScrollId `form:"scrollId,omitempty" json:"scrollId,omitempty"`
+
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// RelationshipsOfEntityV3ParamsDirection defines parameters for RelationshipsOfEntityV3.
+type RelationshipsOfEntityV3ParamsDirection string
+
+// RelationshipsByTypeV3Params defines parameters for RelationshipsByTypeV3.
+type RelationshipsByTypeV3Params struct {
+	// Count Items per page (10 by default); more than 10000 reads 10000.
+	Count *ScrollCount `form:"count,omitempty" json:"count,omitempty"`
+
+	// ScrollId The `scrollId` of the previous page, unchanged.
+	ScrollId *ScrollId `form:"scrollId,omitempty" json:"scrollId,omitempty"`
+
+	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
+	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
 }
 
 // OperationsActionParams defines parameters for OperationsAction.
@@ -1386,8 +1936,35 @@ type LogInJSONRequestBody = LoginRequest
 // SearchAuditEventsJSONRequestBody defines body for SearchAuditEvents for application/json ContentType.
 type SearchAuditEventsJSONRequestBody = AuditSearchRequest
 
+// BatchGetOpenAPIEntitiesV2JSONRequestBody defines body for BatchGetOpenAPIEntitiesV2 for application/json ContentType.
+type BatchGetOpenAPIEntitiesV2JSONRequestBody = V2BatchGetRequest
+
+// PostEntitiesV2JSONRequestBody defines body for PostEntitiesV2 for application/json ContentType.
+type PostEntitiesV2JSONRequestBody = PostEntitiesV2JSONBody
+
+// PatchAspectV2JSONRequestBody defines body for PatchAspectV2 for application/json ContentType.
+type PatchAspectV2JSONRequestBody PatchAspectV2JSONBody
+
+// CreateAspectV2JSONRequestBody defines body for CreateAspectV2 for application/json ContentType.
+type CreateAspectV2JSONRequestBody = AspectValue
+
+// PostPlatformEntitiesV2JSONRequestBody defines body for PostPlatformEntitiesV2 for application/json ContentType.
+type PostPlatformEntitiesV2JSONRequestBody = PostPlatformEntitiesV2JSONBody
+
+// PatchEntitiesV3JSONRequestBody defines body for PatchEntitiesV3 for application/json ContentType.
+type PatchEntitiesV3JSONRequestBody = PatchEntitiesV3JSONBody
+
 // PostEntitiesV3JSONRequestBody defines body for PostEntitiesV3 for application/json ContentType.
 type PostEntitiesV3JSONRequestBody = PostEntitiesV3JSONBody
+
+// BatchGetEntitiesV3JSONRequestBody defines body for BatchGetEntitiesV3 for application/json ContentType.
+type BatchGetEntitiesV3JSONRequestBody = BatchGetEntitiesV3JSONBody
+
+// PatchAspectV3JSONRequestBody defines body for PatchAspectV3 for application/json ContentType.
+type PatchAspectV3JSONRequestBody PatchAspectV3JSONBody
+
+// CreateAspectV3JSONRequestBody defines body for CreateAspectV3 for application/json ContentType.
+type CreateAspectV3JSONRequestBody = V3AspectEnvelope
 
 // OperationsActionJSONRequestBody defines body for OperationsAction for application/json ContentType.
 type OperationsActionJSONRequestBody = OperationsActionRequest
@@ -1862,6 +2439,72 @@ func (a *V3Entity) UnmarshalJSON(b []byte) error {
 
 // Override default JSON handling for V3Entity to handle AdditionalProperties
 func (a V3Entity) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["urn"], err = json.Marshal(a.Urn)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'urn': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for BatchGetEntitiesV3JSONBody_Item. Returns the specified
+// element and whether it was found
+func (a BatchGetEntitiesV3JSONBody_Item) Get(fieldName string) (value map[string]interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for BatchGetEntitiesV3JSONBody_Item
+func (a *BatchGetEntitiesV3JSONBody_Item) Set(fieldName string, value map[string]interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for BatchGetEntitiesV3JSONBody_Item to handle AdditionalProperties
+func (a *BatchGetEntitiesV3JSONBody_Item) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["urn"]; found {
+		err = json.Unmarshal(raw, &a.Urn)
+		if err != nil {
+			return fmt.Errorf("error reading 'urn': %w", err)
+		}
+		delete(object, "urn")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal map[string]interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for BatchGetEntitiesV3JSONBody_Item to handle AdditionalProperties
+func (a BatchGetEntitiesV3JSONBody_Item) MarshalJSON() ([]byte, error) {
 	var err error
 	object := make(map[string]json.RawMessage)
 
@@ -2411,6 +3054,32 @@ func (t *EntitiesActionRequest) MergeListUrnsRequest(v ListUrnsRequest) error {
 	return err
 }
 
+// AsExistsRequest returns the union data inside the EntitiesActionRequest as a ExistsRequest
+func (t EntitiesActionRequest) AsExistsRequest() (ExistsRequest, error) {
+	var body ExistsRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExistsRequest overwrites any union data inside the EntitiesActionRequest as the provided ExistsRequest
+func (t *EntitiesActionRequest) FromExistsRequest(v ExistsRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeExistsRequest performs a merge with any union data inside the EntitiesActionRequest, using the provided ExistsRequest
+func (t *EntitiesActionRequest) MergeExistsRequest(v ExistsRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t EntitiesActionRequest) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -2551,6 +3220,32 @@ func (t *EntitiesActionResult) MergeListUrnsResponse(v ListUrnsResponse) error {
 	return err
 }
 
+// AsExistsResponse returns the union data inside the EntitiesActionResult as a ExistsResponse
+func (t EntitiesActionResult) AsExistsResponse() (ExistsResponse, error) {
+	var body ExistsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExistsResponse overwrites any union data inside the EntitiesActionResult as the provided ExistsResponse
+func (t *EntitiesActionResult) FromExistsResponse(v ExistsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeExistsResponse performs a merge with any union data inside the EntitiesActionResult, using the provided ExistsResponse
+func (t *EntitiesActionResult) MergeExistsResponse(v ExistsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t EntitiesActionResult) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -2629,6 +3324,68 @@ func (t OperationsActionResult) MarshalJSON() ([]byte, error) {
 }
 
 func (t *OperationsActionResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsOpenAPIError returns the union data inside the OpenAPIErrorResponse as a OpenAPIError
+func (t OpenAPIErrorResponse) AsOpenAPIError() (OpenAPIError, error) {
+	var body OpenAPIError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOpenAPIError overwrites any union data inside the OpenAPIErrorResponse as the provided OpenAPIError
+func (t *OpenAPIErrorResponse) FromOpenAPIError(v OpenAPIError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOpenAPIError performs a merge with any union data inside the OpenAPIErrorResponse, using the provided OpenAPIError
+func (t *OpenAPIErrorResponse) MergeOpenAPIError(v OpenAPIError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRestliError returns the union data inside the OpenAPIErrorResponse as a RestliError
+func (t OpenAPIErrorResponse) AsRestliError() (RestliError, error) {
+	var body RestliError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRestliError overwrites any union data inside the OpenAPIErrorResponse as the provided RestliError
+func (t *OpenAPIErrorResponse) FromRestliError(v RestliError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRestliError performs a merge with any union data inside the OpenAPIErrorResponse, using the provided RestliError
+func (t *OpenAPIErrorResponse) MergeRestliError(v RestliError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t OpenAPIErrorResponse) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *OpenAPIErrorResponse) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2897,7 +3654,11 @@ type ClientInterface interface {
 	// * `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 	//   then the entities that sit exactly at `path`.
 	// * `autocomplete` — suggestions for a prefix query.
-	// * `listUrns` — page through the URNs of one entity type.
+	// * `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+	//   aspect is stored), in URN order, with their `total`.
+	// * `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+	//   true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+	//   `{"value": true}` or `{"value": false}`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2923,7 +3684,11 @@ type ClientInterface interface {
 	// * `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 	//   then the entities that sit exactly at `path`.
 	// * `autocomplete` — suggestions for a prefix query.
-	// * `listUrns` — page through the URNs of one entity type.
+	// * `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+	//   aspect is stored), in URN order, with their `total`.
+	// * `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+	//   true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+	//   `{"value": true}` or `{"value": false}`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3080,44 +3845,351 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PostEntitiesV3WithBody Upsert entities (OpenAPI v3)
+	// BatchGetOpenAPIEntitiesV2WithBody Read a batch of entities (OpenAPI v2)
 	//
-	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-	// and answers the written aspects as stored, in the same form. Writes are always applied
-	// before the response; `async` is accepted for compatibility.
+	// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+	BatchGetOpenAPIEntitiesV2WithBody(ctx context.Context, entityName V3EntityName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchGetOpenAPIEntitiesV2 Read a batch of entities (OpenAPI v2)
+	//
+	// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+	BatchGetOpenAPIEntitiesV2(ctx context.Context, entityName V3EntityName, body BatchGetOpenAPIEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ScrollEntitiesV2 Scroll the entities of a type (OpenAPI v2)
+	//
+	// As `GET /openapi/v3/entity/{entityName}`, answered as `{"scrollId": ..., "results": [...]}` with v2 entities.
+	//
+	// Corresponds with GET /openapi/v2/entity/{entityName} (the `ScrollEntitiesV2` operationId).
+	ScrollEntitiesV2(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostEntitiesV2WithBody Create or update entities (OpenAPI v2)
+	//
+	// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+	PostEntitiesV2WithBody(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostEntitiesV2 Create or update entities (OpenAPI v2)
+	//
+	// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+	PostEntitiesV2(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, body PostEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteEntityV2 Hard-delete an entity (OpenAPI v2)
+	//
+	// As `DELETE /openapi/v3/entity/{entityName}/{urn}`.
+	//
+	// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn} (the `DeleteEntityV2` operationId).
+	DeleteEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpenAPIEntityV2 Read an entity (OpenAPI v2)
+	//
+	// `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`; as in DataHub, an entity with nothing stored answers 200 with no aspects.
+	//
+	// Corresponds with GET /openapi/v2/entity/{entityName}/{urn} (the `GetOpenAPIEntityV2` operationId).
+	GetOpenAPIEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetOpenAPIEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadEntityV2 Whether an entity exists (OpenAPI v2)
+	//
+	// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+	//
+	// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn} (the `HeadEntityV2` operationId).
+	HeadEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAspectV2 Delete one aspect (OpenAPI v2)
+	//
+	// As `DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV2` operationId).
+	DeleteAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAspectV2 Read one aspect (OpenAPI v2)
+	//
+	// `{"value": {...}}`, as `GET /openapi/v3/entity/{entityName}/{urn}/{aspectName}` (no `auditStamp`).
+	//
+	// Corresponds with GET /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV2` operationId).
+	GetAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadAspectV2 Whether an entity has an aspect (OpenAPI v2)
+	//
+	// As `HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV2` operationId).
+	HeadAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchAspectV2WithBody Patch one aspect (OpenAPI v2)
+	//
+	// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+	PatchAspectV2WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchAspectV2 Patch one aspect (OpenAPI v2)
+	//
+	// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+	PatchAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, body PatchAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAspectV2WithBody Write one aspect (OpenAPI v2)
+	//
+	// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+	CreateAspectV2WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAspectV2 Write one aspect (OpenAPI v2)
+	//
+	// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+	CreateAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, body CreateAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostPlatformEntitiesV2WithBody Ingest metadata change proposals (OpenAPI v2)
+	//
+	// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+	// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+	// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+	// for an empty list). `async` is accepted: catalogd always writes before it answers.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+	PostPlatformEntitiesV2WithBody(ctx context.Context, params *PostPlatformEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostPlatformEntitiesV2 Ingest metadata change proposals (OpenAPI v2)
+	//
+	// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+	// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+	// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+	// for an empty list). `async` is accepted: catalogd always writes before it answers.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+	PostPlatformEntitiesV2(ctx context.Context, params *PostPlatformEntitiesV2Params, body PostPlatformEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RelationshipsOfEntityV2 Scroll the edges of an entity (OpenAPI v2)
+	//
+	// As `GET /openapi/v3/relationship/{entityName}/{urn}`.
+	//
+	// Corresponds with GET /openapi/v2/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV2` operationId).
+	RelationshipsOfEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RelationshipsByTypeV2 Scroll the edges of a relationship type (OpenAPI v2)
+	//
+	// As `GET /openapi/v3/relationship/{relationshipType}`.
+	//
+	// Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
+	RelationshipsByTypeV2(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ScrollEntitiesV3 Scroll the entities of a type (OpenAPI v3)
+	//
+	// One page of the entities of the type in URN order, with the aspects named by `aspects`
+	// (or `aspectNames`; all by default), as `{"scrollId": "...", "entities": [...]}`;
+	// `scrollId` is absent after the last page. Without a `query` (or with `*`) the URNs come
+	// from the store by key, so every page costs the same however deep; with one, from the
+	// search engine's first 10,000 matches. Soft-deleted entities are left out unless
+	// `includeSoftDelete=true`. Sorting is by `urn` only.
+	//
+	// Corresponds with GET /openapi/v3/entity/{entityName} (the `ScrollEntitiesV3` operationId).
+	ScrollEntitiesV3(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchEntitiesV3WithBody Patch entities (OpenAPI v3)
+	//
+	// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+	// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+	PatchEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchEntitiesV3 Patch entities (OpenAPI v3)
+	//
+	// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+	// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+	PatchEntitiesV3(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, body PatchEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostEntitiesV3WithBody Create or update entities (OpenAPI v3)
+	//
+	// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+	// answers the entities with the aspects written, read back as stored, plus every aspect a
+	// new entity got (its key and default aspects). DataHub writes asynchronously unless
+	// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+	// (then 200). `createIfNotExists=true` fails when an aspect exists,
+	// `createEntityIfNotExists=true` when an entity exists (409).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
 	PostEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PostEntitiesV3 Upsert entities (OpenAPI v3)
+	// PostEntitiesV3 Create or update entities (OpenAPI v3)
 	//
-	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-	// and answers the written aspects as stored, in the same form. Writes are always applied
-	// before the response; `async` is accepted for compatibility.
+	// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+	// answers the entities with the aspects written, read back as stored, plus every aspect a
+	// new entity got (its key and default aspects). DataHub writes asynchronously unless
+	// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+	// (then 200). `createIfNotExists=true` fails when an aspect exists,
+	// `createEntityIfNotExists=true` when an entity exists (409).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
 	PostEntitiesV3(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// BatchGetEntitiesV3WithBody Read a batch of entities (OpenAPI v3)
+	//
+	// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+	// (all when none). Answers the entities that have any of them, in request order.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+	BatchGetEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BatchGetEntitiesV3 Read a batch of entities (OpenAPI v3)
+	//
+	// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+	// (all when none). Answers the entities that have any of them, in request order.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+	BatchGetEntitiesV3(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, body BatchGetEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteEntityV3 Hard-delete an entity (OpenAPI v3)
 	//
-	// Removes every aspect version, timeseries value and outgoing edge of the entity.
-	// Answers `200` with an empty body, also when the entity did not exist.
+	// Removes every aspect version, timeseries value and outgoing edge of the entity; with
+	// `aspects` only those aspects, with `clear=true` every aspect but its key. Answers `200`
+	// with an empty body, also when there was nothing to delete.
 	//
 	// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
-	DeleteEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEntityV3 Read an entity (OpenAPI v3)
 	//
 	// Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
-	// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
-	// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+	// every aspect (the newest value of timeseries ones), or only of those named by `aspects`.
+	// `404` when none of them is stored. This is what terraform-provider-datahub reads.
 	//
 	// Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
 	GetEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadEntityV3 Whether an entity exists (OpenAPI v3)
+	//
+	// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+	//
+	// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn} (the `HeadEntityV3` operationId).
+	HeadEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAspectV3 Delete one aspect (OpenAPI v3)
+	//
+	// Removes every version of the aspect (not supported for timeseries aspects, 400). Answers 200 with an empty body.
+	//
+	// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV3` operationId).
+	DeleteAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAspectV3 Read one aspect (OpenAPI v3)
+	//
+	// `{"value": {...}}` (with `systemMetadata` and `auditStamp` when `systemMetadata=true`).
+	// `version=N` reads the N-th version of a versioned aspect (the one after the newest kept in
+	// history being the latest), and the newest value at or before N (epoch ms) of a timeseries
+	// aspect. 404 when absent.
+	//
+	// Corresponds with GET /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV3` operationId).
+	GetAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadAspectV3 Whether an entity has an aspect (OpenAPI v3)
+	//
+	// 204 when the entity has the aspect and is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+	//
+	// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV3` operationId).
+	HeadAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchAspectV3WithBody Patch one aspect (OpenAPI v3)
+	//
+	// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+	// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+	// starts from its default. Answers the entity with the patched aspect.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+	PatchAspectV3WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchAspectV3 Patch one aspect (OpenAPI v3)
+	//
+	// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+	// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+	// starts from its default. Answers the entity with the patched aspect.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+	PatchAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, body PatchAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAspectV3WithBody Write one aspect (OpenAPI v3)
+	//
+	// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+	// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+	// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+	CreateAspectV3WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAspectV3 Write one aspect (OpenAPI v3)
+	//
+	// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+	// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+	// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+	CreateAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, body CreateAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RelationshipsOfEntityV3 Scroll the edges of an entity
+	//
+	// The edges leaving (`direction=OUTGOING`, the default) or reaching (`INCOMING`) the entity, of the types of `relationshipType[]` (all when absent).
+	//
+	// Corresponds with GET /openapi/v3/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV3` operationId).
+	RelationshipsOfEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RelationshipsByTypeV3 Scroll the edges of a relationship type
+	//
+	// Every edge of the type, by source then destination, `count` at a time.
+	//
+	// Corresponds with GET /openapi/v3/relationship/{relationshipType} (the `RelationshipsByTypeV3` operationId).
+	RelationshipsByTypeV3(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV3Params, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OperationsActionWithBody rest.li actions on the operations resource
 	//
@@ -3584,7 +4656,11 @@ func (c *Client) GetConfig(ctx context.Context, reqEditors ...RequestEditorFn) (
 //   - `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 //     then the entities that sit exactly at `path`.
 //   - `autocomplete` — suggestions for a prefix query.
-//   - `listUrns` — page through the URNs of one entity type.
+//   - `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+//     aspect is stored), in URN order, with their `total`.
+//   - `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+//     true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+//     `{"value": true}` or `{"value": false}`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3620,7 +4696,11 @@ func (c *Client) EntitiesActionWithBody(ctx context.Context, params *EntitiesAct
 //   - `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 //     then the entities that sit exactly at `path`.
 //   - `autocomplete` — suggestions for a prefix query.
-//   - `listUrns` — page through the URNs of one entity type.
+//   - `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+//     aspect is stored), in URN order, with their `total`.
+//   - `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+//     true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+//     `{"value": true}` or `{"value": false}`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3917,11 +4997,425 @@ func (c *Client) SearchAuditEvents(ctx context.Context, params *SearchAuditEvent
 	return c.Client.Do(req)
 }
 
-// PostEntitiesV3WithBody Upsert entities (OpenAPI v3)
+// BatchGetOpenAPIEntitiesV2WithBody Read a batch of entities (OpenAPI v2)
 //
-// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-// and answers the written aspects as stored, in the same form. Writes are always applied
-// before the response; `async` is accepted for compatibility.
+// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+func (c *Client) BatchGetOpenAPIEntitiesV2WithBody(ctx context.Context, entityName V3EntityName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchGetOpenAPIEntitiesV2RequestWithBody(c.Server, entityName, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchGetOpenAPIEntitiesV2 Read a batch of entities (OpenAPI v2)
+//
+// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+func (c *Client) BatchGetOpenAPIEntitiesV2(ctx context.Context, entityName V3EntityName, body BatchGetOpenAPIEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchGetOpenAPIEntitiesV2Request(c.Server, entityName, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ScrollEntitiesV2 Scroll the entities of a type (OpenAPI v2)
+//
+// As `GET /openapi/v3/entity/{entityName}`, answered as `{"scrollId": ..., "results": [...]}` with v2 entities.
+//
+// Corresponds with GET /openapi/v2/entity/{entityName} (the `ScrollEntitiesV2` operationId).
+func (c *Client) ScrollEntitiesV2(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewScrollEntitiesV2Request(c.Server, entityName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostEntitiesV2WithBody Create or update entities (OpenAPI v2)
+//
+// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+func (c *Client) PostEntitiesV2WithBody(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostEntitiesV2RequestWithBody(c.Server, entityName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostEntitiesV2 Create or update entities (OpenAPI v2)
+//
+// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+func (c *Client) PostEntitiesV2(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, body PostEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostEntitiesV2Request(c.Server, entityName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteEntityV2 Hard-delete an entity (OpenAPI v2)
+//
+// As `DELETE /openapi/v3/entity/{entityName}/{urn}`.
+//
+// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn} (the `DeleteEntityV2` operationId).
+func (c *Client) DeleteEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteEntityV2Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpenAPIEntityV2 Read an entity (OpenAPI v2)
+//
+// `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`; as in DataHub, an entity with nothing stored answers 200 with no aspects.
+//
+// Corresponds with GET /openapi/v2/entity/{entityName}/{urn} (the `GetOpenAPIEntityV2` operationId).
+func (c *Client) GetOpenAPIEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetOpenAPIEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenAPIEntityV2Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadEntityV2 Whether an entity exists (OpenAPI v2)
+//
+// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+//
+// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn} (the `HeadEntityV2` operationId).
+func (c *Client) HeadEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadEntityV2Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAspectV2 Delete one aspect (OpenAPI v2)
+//
+// As `DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV2` operationId).
+func (c *Client) DeleteAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAspectV2Request(c.Server, entityName, urn, aspectName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAspectV2 Read one aspect (OpenAPI v2)
+//
+// `{"value": {...}}`, as `GET /openapi/v3/entity/{entityName}/{urn}/{aspectName}` (no `auditStamp`).
+//
+// Corresponds with GET /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV2` operationId).
+func (c *Client) GetAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAspectV2Request(c.Server, entityName, urn, aspectName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadAspectV2 Whether an entity has an aspect (OpenAPI v2)
+//
+// As `HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV2` operationId).
+func (c *Client) HeadAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadAspectV2Request(c.Server, entityName, urn, aspectName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchAspectV2WithBody Patch one aspect (OpenAPI v2)
+//
+// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+func (c *Client) PatchAspectV2WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchAspectV2RequestWithBody(c.Server, entityName, urn, aspectName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchAspectV2 Patch one aspect (OpenAPI v2)
+//
+// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+func (c *Client) PatchAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, body PatchAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchAspectV2Request(c.Server, entityName, urn, aspectName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAspectV2WithBody Write one aspect (OpenAPI v2)
+//
+// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+func (c *Client) CreateAspectV2WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAspectV2RequestWithBody(c.Server, entityName, urn, aspectName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAspectV2 Write one aspect (OpenAPI v2)
+//
+// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+func (c *Client) CreateAspectV2(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, body CreateAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAspectV2Request(c.Server, entityName, urn, aspectName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostPlatformEntitiesV2WithBody Ingest metadata change proposals (OpenAPI v2)
+//
+// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+// for an empty list). `async` is accepted: catalogd always writes before it answers.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+func (c *Client) PostPlatformEntitiesV2WithBody(ctx context.Context, params *PostPlatformEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostPlatformEntitiesV2RequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostPlatformEntitiesV2 Ingest metadata change proposals (OpenAPI v2)
+//
+// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+// for an empty list). `async` is accepted: catalogd always writes before it answers.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+func (c *Client) PostPlatformEntitiesV2(ctx context.Context, params *PostPlatformEntitiesV2Params, body PostPlatformEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostPlatformEntitiesV2Request(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RelationshipsOfEntityV2 Scroll the edges of an entity (OpenAPI v2)
+//
+// As `GET /openapi/v3/relationship/{entityName}/{urn}`.
+//
+// Corresponds with GET /openapi/v2/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV2` operationId).
+func (c *Client) RelationshipsOfEntityV2(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRelationshipsOfEntityV2Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RelationshipsByTypeV2 Scroll the edges of a relationship type (OpenAPI v2)
+//
+// As `GET /openapi/v3/relationship/{relationshipType}`.
+//
+// Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
+func (c *Client) RelationshipsByTypeV2(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRelationshipsByTypeV2Request(c.Server, relationshipType, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ScrollEntitiesV3 Scroll the entities of a type (OpenAPI v3)
+//
+// One page of the entities of the type in URN order, with the aspects named by `aspects`
+// (or `aspectNames`; all by default), as `{"scrollId": "...", "entities": [...]}`;
+// `scrollId` is absent after the last page. Without a `query` (or with `*`) the URNs come
+// from the store by key, so every page costs the same however deep; with one, from the
+// search engine's first 10,000 matches. Soft-deleted entities are left out unless
+// `includeSoftDelete=true`. Sorting is by `urn` only.
+//
+// Corresponds with GET /openapi/v3/entity/{entityName} (the `ScrollEntitiesV3` operationId).
+func (c *Client) ScrollEntitiesV3(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewScrollEntitiesV3Request(c.Server, entityName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchEntitiesV3WithBody Patch entities (OpenAPI v3)
+//
+// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+func (c *Client) PatchEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchEntitiesV3RequestWithBody(c.Server, entityName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchEntitiesV3 Patch entities (OpenAPI v3)
+//
+// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+func (c *Client) PatchEntitiesV3(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, body PatchEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchEntitiesV3Request(c.Server, entityName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostEntitiesV3WithBody Create or update entities (OpenAPI v3)
+//
+// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+// answers the entities with the aspects written, read back as stored, plus every aspect a
+// new entity got (its key and default aspects). DataHub writes asynchronously unless
+// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+// (then 200). `createIfNotExists=true` fails when an aspect exists,
+// `createEntityIfNotExists=true` when an entity exists (409).
 //
 // Takes any type of body and a specified content type.
 //
@@ -3938,11 +5432,14 @@ func (c *Client) PostEntitiesV3WithBody(ctx context.Context, entityName V3Entity
 	return c.Client.Do(req)
 }
 
-// PostEntitiesV3 Upsert entities (OpenAPI v3)
+// PostEntitiesV3 Create or update entities (OpenAPI v3)
 //
-// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-// and answers the written aspects as stored, in the same form. Writes are always applied
-// before the response; `async` is accepted for compatibility.
+// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+// answers the entities with the aspects written, read back as stored, plus every aspect a
+// new entity got (its key and default aspects). DataHub writes asynchronously unless
+// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+// (then 200). `createIfNotExists=true` fails when an aspect exists,
+// `createEntityIfNotExists=true` when an entity exists (409).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3959,14 +5456,55 @@ func (c *Client) PostEntitiesV3(ctx context.Context, entityName V3EntityName, pa
 	return c.Client.Do(req)
 }
 
+// BatchGetEntitiesV3WithBody Read a batch of entities (OpenAPI v3)
+//
+// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+// (all when none). Answers the entities that have any of them, in request order.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+func (c *Client) BatchGetEntitiesV3WithBody(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchGetEntitiesV3RequestWithBody(c.Server, entityName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BatchGetEntitiesV3 Read a batch of entities (OpenAPI v3)
+//
+// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+// (all when none). Answers the entities that have any of them, in request order.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+func (c *Client) BatchGetEntitiesV3(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, body BatchGetEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBatchGetEntitiesV3Request(c.Server, entityName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteEntityV3 Hard-delete an entity (OpenAPI v3)
 //
-// Removes every aspect version, timeseries value and outgoing edge of the entity.
-// Answers `200` with an empty body, also when the entity did not exist.
+// Removes every aspect version, timeseries value and outgoing edge of the entity; with
+// `aspects` only those aspects, with `clear=true` every aspect but its key. Answers `200`
+// with an empty body, also when there was nothing to delete.
 //
 // Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
-func (c *Client) DeleteEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteEntityV3Request(c.Server, entityName, urn)
+func (c *Client) DeleteEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteEntityV3Request(c.Server, entityName, urn, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3980,12 +5518,201 @@ func (c *Client) DeleteEntityV3(ctx context.Context, entityName V3EntityName, ur
 // GetEntityV3 Read an entity (OpenAPI v3)
 //
 // Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
-// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
-// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+// every aspect (the newest value of timeseries ones), or only of those named by `aspects`.
+// `404` when none of them is stored. This is what terraform-provider-datahub reads.
 //
 // Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
 func (c *Client) GetEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetEntityV3Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadEntityV3 Whether an entity exists (OpenAPI v3)
+//
+// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+//
+// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn} (the `HeadEntityV3` operationId).
+func (c *Client) HeadEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadEntityV3Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAspectV3 Delete one aspect (OpenAPI v3)
+//
+// Removes every version of the aspect (not supported for timeseries aspects, 400). Answers 200 with an empty body.
+//
+// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV3` operationId).
+func (c *Client) DeleteAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAspectV3Request(c.Server, entityName, urn, aspectName)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAspectV3 Read one aspect (OpenAPI v3)
+//
+// `{"value": {...}}` (with `systemMetadata` and `auditStamp` when `systemMetadata=true`).
+// `version=N` reads the N-th version of a versioned aspect (the one after the newest kept in
+// history being the latest), and the newest value at or before N (epoch ms) of a timeseries
+// aspect. 404 when absent.
+//
+// Corresponds with GET /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV3` operationId).
+func (c *Client) GetAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAspectV3Request(c.Server, entityName, urn, aspectName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadAspectV3 Whether an entity has an aspect (OpenAPI v3)
+//
+// 204 when the entity has the aspect and is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+//
+// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV3` operationId).
+func (c *Client) HeadAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadAspectV3Request(c.Server, entityName, urn, aspectName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchAspectV3WithBody Patch one aspect (OpenAPI v3)
+//
+// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+// starts from its default. Answers the entity with the patched aspect.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+func (c *Client) PatchAspectV3WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchAspectV3RequestWithBody(c.Server, entityName, urn, aspectName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchAspectV3 Patch one aspect (OpenAPI v3)
+//
+// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+// starts from its default. Answers the entity with the patched aspect.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+func (c *Client) PatchAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, body PatchAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchAspectV3Request(c.Server, entityName, urn, aspectName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAspectV3WithBody Write one aspect (OpenAPI v3)
+//
+// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+func (c *Client) CreateAspectV3WithBody(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAspectV3RequestWithBody(c.Server, entityName, urn, aspectName, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAspectV3 Write one aspect (OpenAPI v3)
+//
+// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+func (c *Client) CreateAspectV3(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, body CreateAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAspectV3Request(c.Server, entityName, urn, aspectName, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RelationshipsOfEntityV3 Scroll the edges of an entity
+//
+// The edges leaving (`direction=OUTGOING`, the default) or reaching (`INCOMING`) the entity, of the types of `relationshipType[]` (all when absent).
+//
+// Corresponds with GET /openapi/v3/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV3` operationId).
+func (c *Client) RelationshipsOfEntityV3(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRelationshipsOfEntityV3Request(c.Server, entityName, urn, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RelationshipsByTypeV3 Scroll the edges of a relationship type
+//
+// Every edge of the type, by source then destination, `count` at a time.
+//
+// Corresponds with GET /openapi/v3/relationship/{relationshipType} (the `RelationshipsByTypeV3` operationId).
+func (c *Client) RelationshipsByTypeV3(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV3Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRelationshipsByTypeV3Request(c.Server, relationshipType, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5464,6 +7191,1409 @@ func NewSearchAuditEventsRequestWithBody(server string, params *SearchAuditEvent
 	return req, nil
 }
 
+// NewBatchGetOpenAPIEntitiesV2Request calls the generic BatchGetOpenAPIEntitiesV2 builder with application/json body
+func NewBatchGetOpenAPIEntitiesV2Request(server string, entityName V3EntityName, body BatchGetOpenAPIEntitiesV2JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchGetOpenAPIEntitiesV2RequestWithBody(server, entityName, "application/json", bodyReader)
+}
+
+// NewBatchGetOpenAPIEntitiesV2RequestWithBody constructs an http.Request for the BatchGetOpenAPIEntitiesV2 method, with any body, and a specified content type
+func NewBatchGetOpenAPIEntitiesV2RequestWithBody(server string, entityName V3EntityName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/batch/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewScrollEntitiesV2Request constructs an http.Request for the ScrollEntitiesV2 method
+func NewScrollEntitiesV2Request(server string, entityName V3EntityName, params *ScrollEntitiesV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Aspects != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "aspects", *params.Aspects, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ScrollId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scrollId", *params.ScrollId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Query != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "query", *params.Query, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortOrder != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortOrder", *params.SortOrder, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostEntitiesV2Request calls the generic PostEntitiesV2 builder with application/json body
+func NewPostEntitiesV2Request(server string, entityName V3EntityName, params *PostEntitiesV2Params, body PostEntitiesV2JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostEntitiesV2RequestWithBody(server, entityName, params, "application/json", bodyReader)
+}
+
+// NewPostEntitiesV2RequestWithBody constructs an http.Request for the PostEntitiesV2 method, with any body, and a specified content type
+func NewPostEntitiesV2RequestWithBody(server string, entityName V3EntityName, params *PostEntitiesV2Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Async != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "async", *params.Async, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteEntityV2Request constructs an http.Request for the DeleteEntityV2 method
+func NewDeleteEntityV2Request(server string, entityName V3EntityName, urn UrnPath, params *DeleteEntityV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Aspects != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "aspects", *params.Aspects, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Clear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "clear", *params.Clear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOpenAPIEntityV2Request constructs an http.Request for the GetOpenAPIEntityV2 method
+func NewGetOpenAPIEntityV2Request(server string, entityName V3EntityName, urn UrnPath, params *GetOpenAPIEntityV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Aspects != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "aspects", *params.Aspects, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadEntityV2Request constructs an http.Request for the HeadEntityV2 method
+func NewHeadEntityV2Request(server string, entityName V3EntityName, urn UrnPath, params *HeadEntityV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteAspectV2Request constructs an http.Request for the DeleteAspectV2 method
+func NewDeleteAspectV2Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAspectV2Request constructs an http.Request for the GetAspectV2 method
+func NewGetAspectV2Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadAspectV2Request constructs an http.Request for the HeadAspectV2 method
+func NewHeadAspectV2Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPatchAspectV2Request calls the generic PatchAspectV2 builder with application/json body
+func NewPatchAspectV2Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, body PatchAspectV2JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchAspectV2RequestWithBody(server, entityName, urn, aspectName, params, "application/json", bodyReader)
+}
+
+// NewPatchAspectV2RequestWithBody constructs an http.Request for the PatchAspectV2 method, with any body, and a specified content type
+func NewPatchAspectV2RequestWithBody(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateAspectV2Request calls the generic CreateAspectV2 builder with application/json body
+func NewCreateAspectV2Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, body CreateAspectV2JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAspectV2RequestWithBody(server, entityName, urn, aspectName, params, "application/json", bodyReader)
+}
+
+// NewCreateAspectV2RequestWithBody constructs an http.Request for the CreateAspectV2 method, with any body, and a specified content type
+func NewCreateAspectV2RequestWithBody(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Async != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "async", *params.Async, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreateIfNotExists != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createIfNotExists", *params.CreateIfNotExists, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreateIfEntityNotExists != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createIfEntityNotExists", *params.CreateIfEntityNotExists, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostPlatformEntitiesV2Request calls the generic PostPlatformEntitiesV2 builder with application/json body
+func NewPostPlatformEntitiesV2Request(server string, params *PostPlatformEntitiesV2Params, body PostPlatformEntitiesV2JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostPlatformEntitiesV2RequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostPlatformEntitiesV2RequestWithBody constructs an http.Request for the PostPlatformEntitiesV2 method, with any body, and a specified content type
+func NewPostPlatformEntitiesV2RequestWithBody(server string, params *PostPlatformEntitiesV2Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/platform/entities/v1/")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Async != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "async", *params.Async, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRelationshipsOfEntityV2Request constructs an http.Request for the RelationshipsOfEntityV2 method
+func NewRelationshipsOfEntityV2Request(server string, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/relationship/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RelationshipType != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "relationshipType[]", *params.RelationshipType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Direction != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "direction", *params.Direction, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ScrollId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scrollId", *params.ScrollId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRelationshipsByTypeV2Request constructs an http.Request for the RelationshipsByTypeV2 method
+func NewRelationshipsByTypeV2Request(server string, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "relationshipType", relationshipType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/relationship/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ScrollId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scrollId", *params.ScrollId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewScrollEntitiesV3Request constructs an http.Request for the ScrollEntitiesV3 method
+func NewScrollEntitiesV3Request(server string, entityName V3EntityName, params *ScrollEntitiesV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Aspects != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "aspects", *params.Aspects, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ScrollId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scrollId", *params.ScrollId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Query != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "query", *params.Query, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortOrder != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortOrder", *params.SortOrder, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPatchEntitiesV3Request calls the generic PatchEntitiesV3 builder with application/json body
+func NewPatchEntitiesV3Request(server string, entityName V3EntityName, params *PatchEntitiesV3Params, body PatchEntitiesV3JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchEntitiesV3RequestWithBody(server, entityName, params, "application/json", bodyReader)
+}
+
+// NewPatchEntitiesV3RequestWithBody constructs an http.Request for the PatchEntitiesV3 method, with any body, and a specified content type
+func NewPatchEntitiesV3RequestWithBody(server string, entityName V3EntityName, params *PatchEntitiesV3Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Async != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "async", *params.Async, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewPostEntitiesV3Request calls the generic PostEntitiesV3 builder with application/json body
 func NewPostEntitiesV3Request(server string, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5534,6 +8664,104 @@ func NewPostEntitiesV3RequestWithBody(server string, entityName V3EntityName, pa
 
 		}
 
+		if params.CreateIfNotExists != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createIfNotExists", *params.CreateIfNotExists, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreateEntityIfNotExists != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createEntityIfNotExists", *params.CreateEntityIfNotExists, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBatchGetEntitiesV3Request calls the generic BatchGetEntitiesV3 builder with application/json body
+func NewBatchGetEntitiesV3Request(server string, entityName V3EntityName, params *BatchGetEntitiesV3Params, body BatchGetEntitiesV3JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBatchGetEntitiesV3RequestWithBody(server, entityName, params, "application/json", bodyReader)
+}
+
+// NewBatchGetEntitiesV3RequestWithBody constructs an http.Request for the BatchGetEntitiesV3 method, with any body, and a specified content type
+func NewBatchGetEntitiesV3RequestWithBody(server string, entityName V3EntityName, params *BatchGetEntitiesV3Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/batchGet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5551,7 +8779,7 @@ func NewPostEntitiesV3RequestWithBody(server string, entityName V3EntityName, pa
 }
 
 // NewDeleteEntityV3Request constructs an http.Request for the DeleteEntityV3 method
-func NewDeleteEntityV3Request(server string, entityName V3EntityName, urn UrnPath) (*http.Request, error) {
+func NewDeleteEntityV3Request(server string, entityName V3EntityName, urn UrnPath, params *DeleteEntityV3Params) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5581,6 +8809,45 @@ func NewDeleteEntityV3Request(server string, entityName V3EntityName, urn UrnPat
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Aspects != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "aspects", *params.Aspects, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Clear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "clear", *params.Clear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
@@ -5648,6 +8915,697 @@ func NewGetEntityV3Request(server string, entityName V3EntityName, urn UrnPath, 
 		if params.SystemMetadata != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadEntityV3Request constructs an http.Request for the HeadEntityV3 method
+func NewHeadEntityV3Request(server string, entityName V3EntityName, urn UrnPath, params *HeadEntityV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteAspectV3Request constructs an http.Request for the DeleteAspectV3 method
+func NewDeleteAspectV3Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAspectV3Request constructs an http.Request for the GetAspectV3 method
+func NewGetAspectV3Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadAspectV3Request constructs an http.Request for the HeadAspectV3 method
+func NewHeadAspectV3Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPatchAspectV3Request calls the generic PatchAspectV3 builder with application/json body
+func NewPatchAspectV3Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, body PatchAspectV3JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchAspectV3RequestWithBody(server, entityName, urn, aspectName, params, "application/json", bodyReader)
+}
+
+// NewPatchAspectV3RequestWithBody constructs an http.Request for the PatchAspectV3 method, with any body, and a specified content type
+func NewPatchAspectV3RequestWithBody(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateAspectV3Request calls the generic CreateAspectV3 builder with application/json body
+func NewCreateAspectV3Request(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, body CreateAspectV3JSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAspectV3RequestWithBody(server, entityName, urn, aspectName, params, "application/json", bodyReader)
+}
+
+// NewCreateAspectV3RequestWithBody constructs an http.Request for the CreateAspectV3 method, with any body, and a specified content type
+func NewCreateAspectV3RequestWithBody(server string, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "aspectName", aspectName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/entity/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Async != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "async", *params.Async, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SystemMetadata != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "systemMetadata", *params.SystemMetadata, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreateIfNotExists != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createIfNotExists", *params.CreateIfNotExists, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreateIfEntityNotExists != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createIfEntityNotExists", *params.CreateIfEntityNotExists, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRelationshipsOfEntityV3Request constructs an http.Request for the RelationshipsOfEntityV3 method
+func NewRelationshipsOfEntityV3Request(server string, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "entityName", entityName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/relationship/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RelationshipType != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "relationshipType[]", *params.RelationshipType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Direction != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "direction", *params.Direction, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ScrollId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scrollId", *params.ScrollId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRelationshipsByTypeV3Request constructs an http.Request for the RelationshipsByTypeV3 method
+func NewRelationshipsByTypeV3Request(server string, relationshipType RelationshipTypePath, params *RelationshipsByTypeV3Params) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "relationshipType", relationshipType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v3/relationship/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ScrollId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scrollId", *params.ScrollId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeSoftDelete != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6289,7 +10247,11 @@ type ClientWithResponsesInterface interface {
 	// * `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 	//   then the entities that sit exactly at `path`.
 	// * `autocomplete` — suggestions for a prefix query.
-	// * `listUrns` — page through the URNs of one entity type.
+	// * `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+	//   aspect is stored), in URN order, with their `total`.
+	// * `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+	//   true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+	//   `{"value": true}` or `{"value": false}`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6315,7 +10277,11 @@ type ClientWithResponsesInterface interface {
 	// * `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 	//   then the entities that sit exactly at `path`.
 	// * `autocomplete` — suggestions for a prefix query.
-	// * `listUrns` — page through the URNs of one entity type.
+	// * `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+	//   aspect is stored), in URN order, with their `total`.
+	// * `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+	//   true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+	//   `{"value": true}` or `{"value": false}`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6486,48 +10452,387 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEventsWithResponse(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchAuditEventsResponse, error)
 
-	// PostEntitiesV3WithBodyWithResponse Upsert entities (OpenAPI v3)
+	// BatchGetOpenAPIEntitiesV2WithBodyWithResponse Read a batch of entities (OpenAPI v2)
 	//
-	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-	// and answers the written aspects as stored, in the same form. Writes are always applied
-	// before the response; `async` is accepted for compatibility.
+	// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+	BatchGetOpenAPIEntitiesV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchGetOpenAPIEntitiesV2Response, error)
+
+	// BatchGetOpenAPIEntitiesV2WithResponse Read a batch of entities (OpenAPI v2)
+	//
+	// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+	BatchGetOpenAPIEntitiesV2WithResponse(ctx context.Context, entityName V3EntityName, body BatchGetOpenAPIEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*BatchGetOpenAPIEntitiesV2Response, error)
+
+	// ScrollEntitiesV2WithResponse Scroll the entities of a type (OpenAPI v2)
+	//
+	// As `GET /openapi/v3/entity/{entityName}`, answered as `{"scrollId": ..., "results": [...]}` with v2 entities.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/entity/{entityName} (the `ScrollEntitiesV2` operationId).
+	ScrollEntitiesV2WithResponse(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV2Params, reqEditors ...RequestEditorFn) (*ScrollEntitiesV2Response, error)
+
+	// PostEntitiesV2WithBodyWithResponse Create or update entities (OpenAPI v2)
+	//
+	// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+	PostEntitiesV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostEntitiesV2Response, error)
+
+	// PostEntitiesV2WithResponse Create or update entities (OpenAPI v2)
+	//
+	// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+	PostEntitiesV2WithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, body PostEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*PostEntitiesV2Response, error)
+
+	// DeleteEntityV2WithResponse Hard-delete an entity (OpenAPI v2)
+	//
+	// As `DELETE /openapi/v3/entity/{entityName}/{urn}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn} (the `DeleteEntityV2` operationId).
+	DeleteEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV2Params, reqEditors ...RequestEditorFn) (*DeleteEntityV2Response, error)
+
+	// GetOpenAPIEntityV2WithResponse Read an entity (OpenAPI v2)
+	//
+	// `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`; as in DataHub, an entity with nothing stored answers 200 with no aspects.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/entity/{entityName}/{urn} (the `GetOpenAPIEntityV2` operationId).
+	GetOpenAPIEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetOpenAPIEntityV2Params, reqEditors ...RequestEditorFn) (*GetOpenAPIEntityV2Response, error)
+
+	// HeadEntityV2WithResponse Whether an entity exists (OpenAPI v2)
+	//
+	// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn} (the `HeadEntityV2` operationId).
+	HeadEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV2Params, reqEditors ...RequestEditorFn) (*HeadEntityV2Response, error)
+
+	// DeleteAspectV2WithResponse Delete one aspect (OpenAPI v2)
+	//
+	// As `DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV2` operationId).
+	DeleteAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*DeleteAspectV2Response, error)
+
+	// GetAspectV2WithResponse Read one aspect (OpenAPI v2)
+	//
+	// `{"value": {...}}`, as `GET /openapi/v3/entity/{entityName}/{urn}/{aspectName}` (no `auditStamp`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV2` operationId).
+	GetAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV2Params, reqEditors ...RequestEditorFn) (*GetAspectV2Response, error)
+
+	// HeadAspectV2WithResponse Whether an entity has an aspect (OpenAPI v2)
+	//
+	// As `HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV2` operationId).
+	HeadAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV2Params, reqEditors ...RequestEditorFn) (*HeadAspectV2Response, error)
+
+	// PatchAspectV2WithBodyWithResponse Patch one aspect (OpenAPI v2)
+	//
+	// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+	PatchAspectV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchAspectV2Response, error)
+
+	// PatchAspectV2WithResponse Patch one aspect (OpenAPI v2)
+	//
+	// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+	PatchAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, body PatchAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*PatchAspectV2Response, error)
+
+	// CreateAspectV2WithBodyWithResponse Write one aspect (OpenAPI v2)
+	//
+	// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+	CreateAspectV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAspectV2Response, error)
+
+	// CreateAspectV2WithResponse Write one aspect (OpenAPI v2)
+	//
+	// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+	CreateAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, body CreateAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAspectV2Response, error)
+
+	// PostPlatformEntitiesV2WithBodyWithResponse Ingest metadata change proposals (OpenAPI v2)
+	//
+	// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+	// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+	// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+	// for an empty list). `async` is accepted: catalogd always writes before it answers.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+	PostPlatformEntitiesV2WithBodyWithResponse(ctx context.Context, params *PostPlatformEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostPlatformEntitiesV2Response, error)
+
+	// PostPlatformEntitiesV2WithResponse Ingest metadata change proposals (OpenAPI v2)
+	//
+	// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+	// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+	// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+	// for an empty list). `async` is accepted: catalogd always writes before it answers.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+	PostPlatformEntitiesV2WithResponse(ctx context.Context, params *PostPlatformEntitiesV2Params, body PostPlatformEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*PostPlatformEntitiesV2Response, error)
+
+	// RelationshipsOfEntityV2WithResponse Scroll the edges of an entity (OpenAPI v2)
+	//
+	// As `GET /openapi/v3/relationship/{entityName}/{urn}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV2` operationId).
+	RelationshipsOfEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV2Params, reqEditors ...RequestEditorFn) (*RelationshipsOfEntityV2Response, error)
+
+	// RelationshipsByTypeV2WithResponse Scroll the edges of a relationship type (OpenAPI v2)
+	//
+	// As `GET /openapi/v3/relationship/{relationshipType}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
+	RelationshipsByTypeV2WithResponse(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*RelationshipsByTypeV2Response, error)
+
+	// ScrollEntitiesV3WithResponse Scroll the entities of a type (OpenAPI v3)
+	//
+	// One page of the entities of the type in URN order, with the aspects named by `aspects`
+	// (or `aspectNames`; all by default), as `{"scrollId": "...", "entities": [...]}`;
+	// `scrollId` is absent after the last page. Without a `query` (or with `*`) the URNs come
+	// from the store by key, so every page costs the same however deep; with one, from the
+	// search engine's first 10,000 matches. Soft-deleted entities are left out unless
+	// `includeSoftDelete=true`. Sorting is by `urn` only.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v3/entity/{entityName} (the `ScrollEntitiesV3` operationId).
+	ScrollEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV3Params, reqEditors ...RequestEditorFn) (*ScrollEntitiesV3Response, error)
+
+	// PatchEntitiesV3WithBodyWithResponse Patch entities (OpenAPI v3)
+	//
+	// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+	// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+	PatchEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchEntitiesV3Response, error)
+
+	// PatchEntitiesV3WithResponse Patch entities (OpenAPI v3)
+	//
+	// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+	// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+	PatchEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, body PatchEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PatchEntitiesV3Response, error)
+
+	// PostEntitiesV3WithBodyWithResponse Create or update entities (OpenAPI v3)
+	//
+	// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+	// answers the entities with the aspects written, read back as stored, plus every aspect a
+	// new entity got (its key and default aspects). DataHub writes asynchronously unless
+	// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+	// (then 200). `createIfNotExists=true` fails when an aspect exists,
+	// `createEntityIfNotExists=true` when an entity exists (409).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
 	PostEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostEntitiesV3Response, error)
 
-	// PostEntitiesV3WithResponse Upsert entities (OpenAPI v3)
+	// PostEntitiesV3WithResponse Create or update entities (OpenAPI v3)
 	//
-	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-	// and answers the written aspects as stored, in the same form. Writes are always applied
-	// before the response; `async` is accepted for compatibility.
+	// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+	// answers the entities with the aspects written, read back as stored, plus every aspect a
+	// new entity got (its key and default aspects). DataHub writes asynchronously unless
+	// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+	// (then 200). `createIfNotExists=true` fails when an aspect exists,
+	// `createEntityIfNotExists=true` when an entity exists (409).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v3/entity/{entityName} (the `PostEntitiesV3` operationId).
 	PostEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PostEntitiesV3Response, error)
 
+	// BatchGetEntitiesV3WithBodyWithResponse Read a batch of entities (OpenAPI v3)
+	//
+	// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+	// (all when none). Answers the entities that have any of them, in request order.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+	BatchGetEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchGetEntitiesV3Response, error)
+
+	// BatchGetEntitiesV3WithResponse Read a batch of entities (OpenAPI v3)
+	//
+	// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+	// (all when none). Answers the entities that have any of them, in request order.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+	BatchGetEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, body BatchGetEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*BatchGetEntitiesV3Response, error)
+
 	// DeleteEntityV3WithResponse Hard-delete an entity (OpenAPI v3)
 	//
-	// Removes every aspect version, timeseries value and outgoing edge of the entity.
-	// Answers `200` with an empty body, also when the entity did not exist.
+	// Removes every aspect version, timeseries value and outgoing edge of the entity; with
+	// `aspects` only those aspects, with `clear=true` every aspect but its key. Answers `200`
+	// with an empty body, also when there was nothing to delete.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
-	DeleteEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*DeleteEntityV3Response, error)
+	DeleteEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV3Params, reqEditors ...RequestEditorFn) (*DeleteEntityV3Response, error)
 
 	// GetEntityV3WithResponse Read an entity (OpenAPI v3)
 	//
 	// Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
-	// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
-	// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+	// every aspect (the newest value of timeseries ones), or only of those named by `aspects`.
+	// `404` when none of them is stored. This is what terraform-provider-datahub reads.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v3/entity/{entityName}/{urn} (the `GetEntityV3` operationId).
 	GetEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetEntityV3Params, reqEditors ...RequestEditorFn) (*GetEntityV3Response, error)
+
+	// HeadEntityV3WithResponse Whether an entity exists (OpenAPI v3)
+	//
+	// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn} (the `HeadEntityV3` operationId).
+	HeadEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV3Params, reqEditors ...RequestEditorFn) (*HeadEntityV3Response, error)
+
+	// DeleteAspectV3WithResponse Delete one aspect (OpenAPI v3)
+	//
+	// Removes every version of the aspect (not supported for timeseries aspects, 400). Answers 200 with an empty body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV3` operationId).
+	DeleteAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*DeleteAspectV3Response, error)
+
+	// GetAspectV3WithResponse Read one aspect (OpenAPI v3)
+	//
+	// `{"value": {...}}` (with `systemMetadata` and `auditStamp` when `systemMetadata=true`).
+	// `version=N` reads the N-th version of a versioned aspect (the one after the newest kept in
+	// history being the latest), and the newest value at or before N (epoch ms) of a timeseries
+	// aspect. 404 when absent.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV3` operationId).
+	GetAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV3Params, reqEditors ...RequestEditorFn) (*GetAspectV3Response, error)
+
+	// HeadAspectV3WithResponse Whether an entity has an aspect (OpenAPI v3)
+	//
+	// 204 when the entity has the aspect and is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV3` operationId).
+	HeadAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV3Params, reqEditors ...RequestEditorFn) (*HeadAspectV3Response, error)
+
+	// PatchAspectV3WithBodyWithResponse Patch one aspect (OpenAPI v3)
+	//
+	// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+	// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+	// starts from its default. Answers the entity with the patched aspect.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+	PatchAspectV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchAspectV3Response, error)
+
+	// PatchAspectV3WithResponse Patch one aspect (OpenAPI v3)
+	//
+	// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+	// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+	// starts from its default. Answers the entity with the patched aspect.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+	PatchAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, body PatchAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PatchAspectV3Response, error)
+
+	// CreateAspectV3WithBodyWithResponse Write one aspect (OpenAPI v3)
+	//
+	// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+	// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+	// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+	CreateAspectV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAspectV3Response, error)
+
+	// CreateAspectV3WithResponse Write one aspect (OpenAPI v3)
+	//
+	// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+	// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+	// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+	CreateAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, body CreateAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAspectV3Response, error)
+
+	// RelationshipsOfEntityV3WithResponse Scroll the edges of an entity
+	//
+	// The edges leaving (`direction=OUTGOING`, the default) or reaching (`INCOMING`) the entity, of the types of `relationshipType[]` (all when absent).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v3/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV3` operationId).
+	RelationshipsOfEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV3Params, reqEditors ...RequestEditorFn) (*RelationshipsOfEntityV3Response, error)
+
+	// RelationshipsByTypeV3WithResponse Scroll the edges of a relationship type
+	//
+	// Every edge of the type, by source then destination, `count` at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v3/relationship/{relationshipType} (the `RelationshipsByTypeV3` operationId).
+	RelationshipsByTypeV3WithResponse(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV3Params, reqEditors ...RequestEditorFn) (*RelationshipsByTypeV3Response, error)
 
 	// OperationsActionWithBodyWithResponse rest.li actions on the operations resource
 	//
@@ -8038,46 +12343,777 @@ func (r SearchAuditEventsResponse) ContentType() string {
 	return ""
 }
 
-// PostEntitiesV3Response4XXHeaders the declared response headers of an HTTP 4XX response for PostEntitiesV3
-type PostEntitiesV3Response4XXHeaders struct {
-	XRestLiErrorResponse   *string
-	XRestLiProtocolVersion *string
+type BatchGetOpenAPIEntitiesV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2BatchGetResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
 }
 
-// PostEntitiesV3Response5XXHeaders the declared response headers of an HTTP 5XX response for PostEntitiesV3
-type PostEntitiesV3Response5XXHeaders struct {
-	XRestLiErrorResponse   *string
-	XRestLiProtocolVersion *string
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BatchGetOpenAPIEntitiesV2Response) GetJSON200() *V2BatchGetResponse {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r BatchGetOpenAPIEntitiesV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r BatchGetOpenAPIEntitiesV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BatchGetOpenAPIEntitiesV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BatchGetOpenAPIEntitiesV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BatchGetOpenAPIEntitiesV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ScrollEntitiesV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2ScrollResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ScrollEntitiesV2Response) GetJSON200() *V2ScrollResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ScrollEntitiesV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ScrollEntitiesV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ScrollEntitiesV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ScrollEntitiesV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ScrollEntitiesV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostEntitiesV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2Entities
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *V2Entities
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostEntitiesV2Response) GetJSON200() *V2Entities {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostEntitiesV2Response) GetJSON202() *V2Entities {
+	return r.JSON202
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PostEntitiesV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostEntitiesV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostEntitiesV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostEntitiesV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostEntitiesV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteEntityV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteEntityV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteEntityV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteEntityV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteEntityV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteEntityV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetOpenAPIEntityV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2Entity
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpenAPIEntityV2Response) GetJSON200() *V2Entity {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetOpenAPIEntityV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpenAPIEntityV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpenAPIEntityV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpenAPIEntityV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpenAPIEntityV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type HeadEntityV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadEntityV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadEntityV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadEntityV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadEntityV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAspectV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteAspectV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAspectV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAspectV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAspectV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAspectV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAspectV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2AspectEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAspectV2Response) GetJSON200() *V2AspectEnvelope {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAspectV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAspectV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAspectV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAspectV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAspectV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type HeadAspectV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadAspectV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadAspectV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadAspectV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadAspectV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PatchAspectV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2EntityOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchAspectV2Response) GetJSON200() *V2EntityOK {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PatchAspectV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchAspectV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchAspectV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchAspectV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchAspectV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAspectV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2EntityOK
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *V2EntityOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateAspectV2Response) GetJSON200() *V2EntityOK {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateAspectV2Response) GetJSON202() *V2EntityOK {
+	return r.JSON202
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateAspectV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAspectV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAspectV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAspectV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAspectV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PostPlatformEntitiesV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *URNList
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *URNList
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostPlatformEntitiesV2Response) GetJSON200() *URNList {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostPlatformEntitiesV2Response) GetJSON201() *URNList {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PostPlatformEntitiesV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostPlatformEntitiesV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostPlatformEntitiesV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostPlatformEntitiesV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostPlatformEntitiesV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RelationshipsOfEntityV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RelationshipsOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RelationshipsOfEntityV2Response) GetJSON200() *RelationshipsOK {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RelationshipsOfEntityV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RelationshipsOfEntityV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RelationshipsOfEntityV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RelationshipsOfEntityV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RelationshipsOfEntityV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RelationshipsByTypeV2Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RelationshipsOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RelationshipsByTypeV2Response) GetJSON200() *RelationshipsOK {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RelationshipsByTypeV2Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RelationshipsByTypeV2Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RelationshipsByTypeV2Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RelationshipsByTypeV2Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RelationshipsByTypeV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ScrollEntitiesV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3ScrollResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ScrollEntitiesV3Response) GetJSON200() *V3ScrollResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ScrollEntitiesV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ScrollEntitiesV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ScrollEntitiesV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ScrollEntitiesV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ScrollEntitiesV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PatchEntitiesV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3Entities
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchEntitiesV3Response) GetJSON200() *V3Entities {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PatchEntitiesV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchEntitiesV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchEntitiesV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchEntitiesV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchEntitiesV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type PostEntitiesV3Response struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]V3Entity
-	// JSON4XX the response for an HTTP 4XX `application/json` response
-	JSON4XX *RestliErrorResponse
-	// JSON5XX the response for an HTTP 5XX `application/json` response
-	JSON5XX *RestliErrorResponse
-	// Headers4XX the parsed response headers for an HTTP 4XX response
-	Headers4XX *PostEntitiesV3Response4XXHeaders
-	// Headers5XX the parsed response headers for an HTTP 5XX response
-	Headers5XX *PostEntitiesV3Response5XXHeaders
+	JSON200 *V3Entities
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *V3Entities
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PostEntitiesV3Response) GetJSON200() *[]V3Entity {
+func (r PostEntitiesV3Response) GetJSON200() *V3Entities {
 	return r.JSON200
 }
 
-// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
-func (r PostEntitiesV3Response) GetJSON4XX() *RestliErrorResponse {
-	return r.JSON4XX
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostEntitiesV3Response) GetJSON202() *V3Entities {
+	return r.JSON202
 }
 
-// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
-func (r PostEntitiesV3Response) GetJSON5XX() *RestliErrorResponse {
-	return r.JSON5XX
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PostEntitiesV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8109,39 +13145,64 @@ func (r PostEntitiesV3Response) ContentType() string {
 	return ""
 }
 
-// DeleteEntityV3Response4XXHeaders the declared response headers of an HTTP 4XX response for DeleteEntityV3
-type DeleteEntityV3Response4XXHeaders struct {
-	XRestLiErrorResponse   *string
-	XRestLiProtocolVersion *string
+type BatchGetEntitiesV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3Entities
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
 }
 
-// DeleteEntityV3Response5XXHeaders the declared response headers of an HTTP 5XX response for DeleteEntityV3
-type DeleteEntityV3Response5XXHeaders struct {
-	XRestLiErrorResponse   *string
-	XRestLiProtocolVersion *string
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BatchGetEntitiesV3Response) GetJSON200() *V3Entities {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r BatchGetEntitiesV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r BatchGetEntitiesV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BatchGetEntitiesV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BatchGetEntitiesV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BatchGetEntitiesV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type DeleteEntityV3Response struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON4XX the response for an HTTP 4XX `application/json` response
-	JSON4XX *RestliErrorResponse
-	// JSON5XX the response for an HTTP 5XX `application/json` response
-	JSON5XX *RestliErrorResponse
-	// Headers4XX the parsed response headers for an HTTP 4XX response
-	Headers4XX *DeleteEntityV3Response4XXHeaders
-	// Headers5XX the parsed response headers for an HTTP 5XX response
-	Headers5XX *DeleteEntityV3Response5XXHeaders
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
 }
 
-// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
-func (r DeleteEntityV3Response) GetJSON4XX() *RestliErrorResponse {
-	return r.JSON4XX
-}
-
-// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
-func (r DeleteEntityV3Response) GetJSON5XX() *RestliErrorResponse {
-	return r.JSON5XX
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteEntityV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8173,31 +13234,13 @@ func (r DeleteEntityV3Response) ContentType() string {
 	return ""
 }
 
-// GetEntityV3Response4XXHeaders the declared response headers of an HTTP 4XX response for GetEntityV3
-type GetEntityV3Response4XXHeaders struct {
-	XRestLiErrorResponse   *string
-	XRestLiProtocolVersion *string
-}
-
-// GetEntityV3Response5XXHeaders the declared response headers of an HTTP 5XX response for GetEntityV3
-type GetEntityV3Response5XXHeaders struct {
-	XRestLiErrorResponse   *string
-	XRestLiProtocolVersion *string
-}
-
 type GetEntityV3Response struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *V3Entity
-	// JSON4XX the response for an HTTP 4XX `application/json` response
-	JSON4XX *RestliErrorResponse
-	// JSON5XX the response for an HTTP 5XX `application/json` response
-	JSON5XX *RestliErrorResponse
-	// Headers4XX the parsed response headers for an HTTP 4XX response
-	Headers4XX *GetEntityV3Response4XXHeaders
-	// Headers5XX the parsed response headers for an HTTP 5XX response
-	Headers5XX *GetEntityV3Response5XXHeaders
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8205,14 +13248,9 @@ func (r GetEntityV3Response) GetJSON200() *V3Entity {
 	return r.JSON200
 }
 
-// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
-func (r GetEntityV3Response) GetJSON4XX() *RestliErrorResponse {
-	return r.JSON4XX
-}
-
-// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
-func (r GetEntityV3Response) GetJSON5XX() *RestliErrorResponse {
-	return r.JSON5XX
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetEntityV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8238,6 +13276,362 @@ func (r GetEntityV3Response) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetEntityV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type HeadEntityV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadEntityV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadEntityV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadEntityV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadEntityV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAspectV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteAspectV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAspectV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAspectV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAspectV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAspectV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAspectV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3AspectEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAspectV3Response) GetJSON200() *V3AspectEnvelope {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAspectV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAspectV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAspectV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAspectV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAspectV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type HeadAspectV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadAspectV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadAspectV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadAspectV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadAspectV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PatchAspectV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3EntityOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchAspectV3Response) GetJSON200() *V3EntityOK {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PatchAspectV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchAspectV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchAspectV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchAspectV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchAspectV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAspectV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3EntityOK
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *V3EntityOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateAspectV3Response) GetJSON200() *V3EntityOK {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateAspectV3Response) GetJSON202() *V3EntityOK {
+	return r.JSON202
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateAspectV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAspectV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAspectV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAspectV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAspectV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RelationshipsOfEntityV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RelationshipsOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RelationshipsOfEntityV3Response) GetJSON200() *RelationshipsOK {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RelationshipsOfEntityV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RelationshipsOfEntityV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RelationshipsOfEntityV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RelationshipsOfEntityV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RelationshipsOfEntityV3Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RelationshipsByTypeV3Response struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RelationshipsOK
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *OpenAPIErrorResponse
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RelationshipsByTypeV3Response) GetJSON200() *RelationshipsOK {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RelationshipsByTypeV3Response) GetJSONDefault() *OpenAPIErrorResponse {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RelationshipsByTypeV3Response) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RelationshipsByTypeV3Response) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RelationshipsByTypeV3Response) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RelationshipsByTypeV3Response) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8967,7 +14361,11 @@ func (c *ClientWithResponses) GetConfigWithResponse(ctx context.Context, reqEdit
 //   - `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 //     then the entities that sit exactly at `path`.
 //   - `autocomplete` — suggestions for a prefix query.
-//   - `listUrns` — page through the URNs of one entity type.
+//   - `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+//     aspect is stored), in URN order, with their `total`.
+//   - `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+//     true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+//     `{"value": true}` or `{"value": false}`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -8999,7 +14397,11 @@ func (c *ClientWithResponses) EntitiesActionWithBodyWithResponse(ctx context.Con
 //   - `browse` — browse the path hierarchy (`/prod/hive/...`) of one entity type; groups first,
 //     then the entities that sit exactly at `path`.
 //   - `autocomplete` — suggestions for a prefix query.
-//   - `listUrns` — page through the URNs of one entity type.
+//   - `listUrns` — a page (`start`, `count`) of the URNs of one entity type (those whose key
+//     aspect is stored), in URN order, with their `total`.
+//   - `exists` — whether an entity's key aspect is stored (`{"urn": ..., "includeSoftDelete":
+//     true}`; a soft-deleted entity exists unless `includeSoftDelete` is false); answers
+//     `{"value": true}` or `{"value": false}`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9254,11 +14656,357 @@ func (c *ClientWithResponses) SearchAuditEventsWithResponse(ctx context.Context,
 	return ParseSearchAuditEventsResponse(rsp)
 }
 
-// PostEntitiesV3WithBodyWithResponse Upsert entities (OpenAPI v3)
+// BatchGetOpenAPIEntitiesV2WithBodyWithResponse Read a batch of entities (OpenAPI v2)
 //
-// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-// and answers the written aspects as stored, in the same form. Writes are always applied
-// before the response; `async` is accepted for compatibility.
+// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+func (c *ClientWithResponses) BatchGetOpenAPIEntitiesV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchGetOpenAPIEntitiesV2Response, error) {
+	rsp, err := c.BatchGetOpenAPIEntitiesV2WithBody(ctx, entityName, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBatchGetOpenAPIEntitiesV2Response(rsp)
+}
+
+// BatchGetOpenAPIEntitiesV2WithResponse Read a batch of entities (OpenAPI v2)
+//
+// Every URN asked for is answered, with the aspects of `aspectNames` it has (all when empty).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/entity/batch/{entityName} (the `BatchGetOpenAPIEntitiesV2` operationId).
+func (c *ClientWithResponses) BatchGetOpenAPIEntitiesV2WithResponse(ctx context.Context, entityName V3EntityName, body BatchGetOpenAPIEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*BatchGetOpenAPIEntitiesV2Response, error) {
+	rsp, err := c.BatchGetOpenAPIEntitiesV2(ctx, entityName, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBatchGetOpenAPIEntitiesV2Response(rsp)
+}
+
+// ScrollEntitiesV2WithResponse Scroll the entities of a type (OpenAPI v2)
+//
+// As `GET /openapi/v3/entity/{entityName}`, answered as `{"scrollId": ..., "results": [...]}` with v2 entities.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/entity/{entityName} (the `ScrollEntitiesV2` operationId).
+func (c *ClientWithResponses) ScrollEntitiesV2WithResponse(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV2Params, reqEditors ...RequestEditorFn) (*ScrollEntitiesV2Response, error) {
+	rsp, err := c.ScrollEntitiesV2(ctx, entityName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScrollEntitiesV2Response(rsp)
+}
+
+// PostEntitiesV2WithBodyWithResponse Create or update entities (OpenAPI v2)
+//
+// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+func (c *ClientWithResponses) PostEntitiesV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostEntitiesV2Response, error) {
+	rsp, err := c.PostEntitiesV2WithBody(ctx, entityName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostEntitiesV2Response(rsp)
+}
+
+// PostEntitiesV2WithResponse Create or update entities (OpenAPI v2)
+//
+// As `POST /openapi/v3/entity/{entityName}` with v2 entities, `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/entity/{entityName} (the `PostEntitiesV2` operationId).
+func (c *ClientWithResponses) PostEntitiesV2WithResponse(ctx context.Context, entityName V3EntityName, params *PostEntitiesV2Params, body PostEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*PostEntitiesV2Response, error) {
+	rsp, err := c.PostEntitiesV2(ctx, entityName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostEntitiesV2Response(rsp)
+}
+
+// DeleteEntityV2WithResponse Hard-delete an entity (OpenAPI v2)
+//
+// As `DELETE /openapi/v3/entity/{entityName}/{urn}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn} (the `DeleteEntityV2` operationId).
+func (c *ClientWithResponses) DeleteEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV2Params, reqEditors ...RequestEditorFn) (*DeleteEntityV2Response, error) {
+	rsp, err := c.DeleteEntityV2(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteEntityV2Response(rsp)
+}
+
+// GetOpenAPIEntityV2WithResponse Read an entity (OpenAPI v2)
+//
+// `{"urn": ..., "aspects": {"<aspect>": {"value": {...}}}}`; as in DataHub, an entity with nothing stored answers 200 with no aspects.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/entity/{entityName}/{urn} (the `GetOpenAPIEntityV2` operationId).
+func (c *ClientWithResponses) GetOpenAPIEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *GetOpenAPIEntityV2Params, reqEditors ...RequestEditorFn) (*GetOpenAPIEntityV2Response, error) {
+	rsp, err := c.GetOpenAPIEntityV2(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpenAPIEntityV2Response(rsp)
+}
+
+// HeadEntityV2WithResponse Whether an entity exists (OpenAPI v2)
+//
+// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn} (the `HeadEntityV2` operationId).
+func (c *ClientWithResponses) HeadEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV2Params, reqEditors ...RequestEditorFn) (*HeadEntityV2Response, error) {
+	rsp, err := c.HeadEntityV2(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadEntityV2Response(rsp)
+}
+
+// DeleteAspectV2WithResponse Delete one aspect (OpenAPI v2)
+//
+// As `DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV2` operationId).
+func (c *ClientWithResponses) DeleteAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*DeleteAspectV2Response, error) {
+	rsp, err := c.DeleteAspectV2(ctx, entityName, urn, aspectName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAspectV2Response(rsp)
+}
+
+// GetAspectV2WithResponse Read one aspect (OpenAPI v2)
+//
+// `{"value": {...}}`, as `GET /openapi/v3/entity/{entityName}/{urn}/{aspectName}` (no `auditStamp`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV2` operationId).
+func (c *ClientWithResponses) GetAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV2Params, reqEditors ...RequestEditorFn) (*GetAspectV2Response, error) {
+	rsp, err := c.GetAspectV2(ctx, entityName, urn, aspectName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAspectV2Response(rsp)
+}
+
+// HeadAspectV2WithResponse Whether an entity has an aspect (OpenAPI v2)
+//
+// As `HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV2` operationId).
+func (c *ClientWithResponses) HeadAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV2Params, reqEditors ...RequestEditorFn) (*HeadAspectV2Response, error) {
+	rsp, err := c.HeadAspectV2(ctx, entityName, urn, aspectName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadAspectV2Response(rsp)
+}
+
+// PatchAspectV2WithBodyWithResponse Patch one aspect (OpenAPI v2)
+//
+// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+func (c *ClientWithResponses) PatchAspectV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchAspectV2Response, error) {
+	rsp, err := c.PatchAspectV2WithBody(ctx, entityName, urn, aspectName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchAspectV2Response(rsp)
+}
+
+// PatchAspectV2WithResponse Patch one aspect (OpenAPI v2)
+//
+// As `PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName}`, answered with the v2 entity.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV2` operationId).
+func (c *ClientWithResponses) PatchAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV2Params, body PatchAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*PatchAspectV2Response, error) {
+	rsp, err := c.PatchAspectV2(ctx, entityName, urn, aspectName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchAspectV2Response(rsp)
+}
+
+// CreateAspectV2WithBodyWithResponse Write one aspect (OpenAPI v2)
+//
+// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+func (c *ClientWithResponses) CreateAspectV2WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAspectV2Response, error) {
+	rsp, err := c.CreateAspectV2WithBody(ctx, entityName, urn, aspectName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAspectV2Response(rsp)
+}
+
+// CreateAspectV2WithResponse Write one aspect (OpenAPI v2)
+//
+// The body is the aspect itself; otherwise as `POST /openapi/v3/entity/{entityName}/{urn}/{aspectName}`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV2` operationId).
+func (c *ClientWithResponses) CreateAspectV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV2Params, body CreateAspectV2JSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAspectV2Response, error) {
+	rsp, err := c.CreateAspectV2(ctx, entityName, urn, aspectName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAspectV2Response(rsp)
+}
+
+// PostPlatformEntitiesV2WithBodyWithResponse Ingest metadata change proposals (OpenAPI v2)
+//
+// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+// for an empty list). `async` is accepted: catalogd always writes before it answers.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+func (c *ClientWithResponses) PostPlatformEntitiesV2WithBodyWithResponse(ctx context.Context, params *PostPlatformEntitiesV2Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostPlatformEntitiesV2Response, error) {
+	rsp, err := c.PostPlatformEntitiesV2WithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostPlatformEntitiesV2Response(rsp)
+}
+
+// PostPlatformEntitiesV2WithResponse Ingest metadata change proposals (OpenAPI v2)
+//
+// A list of MetadataChangeProposals whose `aspect.value` is the aspect as a JSON object (the
+// `__type` member DataHub's generated classes add is dropped) or a JSON string. They apply in
+// one transaction (all or nothing); the answer is 201 with the URNs written (200 with `[]`
+// for an empty list). `async` is accepted: catalogd always writes before it answers.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v2/platform/entities/v1/ (the `PostPlatformEntitiesV2` operationId).
+func (c *ClientWithResponses) PostPlatformEntitiesV2WithResponse(ctx context.Context, params *PostPlatformEntitiesV2Params, body PostPlatformEntitiesV2JSONRequestBody, reqEditors ...RequestEditorFn) (*PostPlatformEntitiesV2Response, error) {
+	rsp, err := c.PostPlatformEntitiesV2(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostPlatformEntitiesV2Response(rsp)
+}
+
+// RelationshipsOfEntityV2WithResponse Scroll the edges of an entity (OpenAPI v2)
+//
+// As `GET /openapi/v3/relationship/{entityName}/{urn}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV2` operationId).
+func (c *ClientWithResponses) RelationshipsOfEntityV2WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV2Params, reqEditors ...RequestEditorFn) (*RelationshipsOfEntityV2Response, error) {
+	rsp, err := c.RelationshipsOfEntityV2(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRelationshipsOfEntityV2Response(rsp)
+}
+
+// RelationshipsByTypeV2WithResponse Scroll the edges of a relationship type (OpenAPI v2)
+//
+// As `GET /openapi/v3/relationship/{relationshipType}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
+func (c *ClientWithResponses) RelationshipsByTypeV2WithResponse(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*RelationshipsByTypeV2Response, error) {
+	rsp, err := c.RelationshipsByTypeV2(ctx, relationshipType, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRelationshipsByTypeV2Response(rsp)
+}
+
+// ScrollEntitiesV3WithResponse Scroll the entities of a type (OpenAPI v3)
+//
+// One page of the entities of the type in URN order, with the aspects named by `aspects`
+// (or `aspectNames`; all by default), as `{"scrollId": "...", "entities": [...]}`;
+// `scrollId` is absent after the last page. Without a `query` (or with `*`) the URNs come
+// from the store by key, so every page costs the same however deep; with one, from the
+// search engine's first 10,000 matches. Soft-deleted entities are left out unless
+// `includeSoftDelete=true`. Sorting is by `urn` only.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v3/entity/{entityName} (the `ScrollEntitiesV3` operationId).
+func (c *ClientWithResponses) ScrollEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *ScrollEntitiesV3Params, reqEditors ...RequestEditorFn) (*ScrollEntitiesV3Response, error) {
+	rsp, err := c.ScrollEntitiesV3(ctx, entityName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScrollEntitiesV3Response(rsp)
+}
+
+// PatchEntitiesV3WithBodyWithResponse Patch entities (OpenAPI v3)
+//
+// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+func (c *ClientWithResponses) PatchEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchEntitiesV3Response, error) {
+	rsp, err := c.PatchEntitiesV3WithBody(ctx, entityName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchEntitiesV3Response(rsp)
+}
+
+// PatchEntitiesV3WithResponse Patch entities (OpenAPI v3)
+//
+// Applies JSON Patches, `{"urn": ..., "<aspect>": {"value": {"patch": [...]}}}`, in one
+// transaction. Answers 202 without a body, or with `async=false` 200 and the entities patched.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName} (the `PatchEntitiesV3` operationId).
+func (c *ClientWithResponses) PatchEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *PatchEntitiesV3Params, body PatchEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PatchEntitiesV3Response, error) {
+	rsp, err := c.PatchEntitiesV3(ctx, entityName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchEntitiesV3Response(rsp)
+}
+
+// PostEntitiesV3WithBodyWithResponse Create or update entities (OpenAPI v3)
+//
+// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+// answers the entities with the aspects written, read back as stored, plus every aspect a
+// new entity got (its key and default aspects). DataHub writes asynchronously unless
+// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+// (then 200). `createIfNotExists=true` fails when an aspect exists,
+// `createEntityIfNotExists=true` when an entity exists (409).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9271,11 +15019,14 @@ func (c *ClientWithResponses) PostEntitiesV3WithBodyWithResponse(ctx context.Con
 	return ParsePostEntitiesV3Response(rsp)
 }
 
-// PostEntitiesV3WithResponse Upsert entities (OpenAPI v3)
+// PostEntitiesV3WithResponse Create or update entities (OpenAPI v3)
 //
-// Upserts every aspect of every entity of the array in one transaction (all or nothing)
-// and answers the written aspects as stored, in the same form. Writes are always applied
-// before the response; `async` is accepted for compatibility.
+// Writes every aspect of every entity of the array in one transaction (all or nothing) and
+// answers the entities with the aspects written, read back as stored, plus every aspect a
+// new entity got (its key and default aspects). DataHub writes asynchronously unless
+// `async=false`: catalogd always writes before it answers, with 202 unless `async=false`
+// (then 200). `createIfNotExists=true` fails when an aspect exists,
+// `createEntityIfNotExists=true` when an entity exists (409).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9288,16 +15039,49 @@ func (c *ClientWithResponses) PostEntitiesV3WithResponse(ctx context.Context, en
 	return ParsePostEntitiesV3Response(rsp)
 }
 
+// BatchGetEntitiesV3WithBodyWithResponse Read a batch of entities (OpenAPI v3)
+//
+// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+// (all when none). Answers the entities that have any of them, in request order.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+func (c *ClientWithResponses) BatchGetEntitiesV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchGetEntitiesV3Response, error) {
+	rsp, err := c.BatchGetEntitiesV3WithBody(ctx, entityName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBatchGetEntitiesV3Response(rsp)
+}
+
+// BatchGetEntitiesV3WithResponse Read a batch of entities (OpenAPI v3)
+//
+// The body lists `{"urn": ..., "<aspect>": {}}`, naming the aspects to read of each entity
+// (all when none). Answers the entities that have any of them, in request order.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/batchGet (the `BatchGetEntitiesV3` operationId).
+func (c *ClientWithResponses) BatchGetEntitiesV3WithResponse(ctx context.Context, entityName V3EntityName, params *BatchGetEntitiesV3Params, body BatchGetEntitiesV3JSONRequestBody, reqEditors ...RequestEditorFn) (*BatchGetEntitiesV3Response, error) {
+	rsp, err := c.BatchGetEntitiesV3(ctx, entityName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBatchGetEntitiesV3Response(rsp)
+}
+
 // DeleteEntityV3WithResponse Hard-delete an entity (OpenAPI v3)
 //
-// Removes every aspect version, timeseries value and outgoing edge of the entity.
-// Answers `200` with an empty body, also when the entity did not exist.
+// Removes every aspect version, timeseries value and outgoing edge of the entity; with
+// `aspects` only those aspects, with `clear=true` every aspect but its key. Answers `200`
+// with an empty body, also when there was nothing to delete.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn} (the `DeleteEntityV3` operationId).
-func (c *ClientWithResponses) DeleteEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, reqEditors ...RequestEditorFn) (*DeleteEntityV3Response, error) {
-	rsp, err := c.DeleteEntityV3(ctx, entityName, urn, reqEditors...)
+func (c *ClientWithResponses) DeleteEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *DeleteEntityV3Params, reqEditors ...RequestEditorFn) (*DeleteEntityV3Response, error) {
+	rsp, err := c.DeleteEntityV3(ctx, entityName, urn, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9307,8 +15091,8 @@ func (c *ClientWithResponses) DeleteEntityV3WithResponse(ctx context.Context, en
 // GetEntityV3WithResponse Read an entity (OpenAPI v3)
 //
 // Returns `{"urn": "...", "<aspectName>": {"value": {...}}, ...}` with the latest value of
-// every stored aspect (or only those named by repeated `aspects` parameters). `404` when
-// nothing is stored for the URN. This is what terraform-provider-datahub reads.
+// every aspect (the newest value of timeseries ones), or only of those named by `aspects`.
+// `404` when none of them is stored. This is what terraform-provider-datahub reads.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9319,6 +15103,167 @@ func (c *ClientWithResponses) GetEntityV3WithResponse(ctx context.Context, entit
 		return nil, err
 	}
 	return ParseGetEntityV3Response(rsp)
+}
+
+// HeadEntityV3WithResponse Whether an entity exists (OpenAPI v3)
+//
+// 204 when its key aspect is stored and it is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn} (the `HeadEntityV3` operationId).
+func (c *ClientWithResponses) HeadEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *HeadEntityV3Params, reqEditors ...RequestEditorFn) (*HeadEntityV3Response, error) {
+	rsp, err := c.HeadEntityV3(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadEntityV3Response(rsp)
+}
+
+// DeleteAspectV3WithResponse Delete one aspect (OpenAPI v3)
+//
+// Removes every version of the aspect (not supported for timeseries aspects, 400). Answers 200 with an empty body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `DeleteAspectV3` operationId).
+func (c *ClientWithResponses) DeleteAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, reqEditors ...RequestEditorFn) (*DeleteAspectV3Response, error) {
+	rsp, err := c.DeleteAspectV3(ctx, entityName, urn, aspectName, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAspectV3Response(rsp)
+}
+
+// GetAspectV3WithResponse Read one aspect (OpenAPI v3)
+//
+// `{"value": {...}}` (with `systemMetadata` and `auditStamp` when `systemMetadata=true`).
+// `version=N` reads the N-th version of a versioned aspect (the one after the newest kept in
+// history being the latest), and the newest value at or before N (epoch ms) of a timeseries
+// aspect. 404 when absent.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `GetAspectV3` operationId).
+func (c *ClientWithResponses) GetAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *GetAspectV3Params, reqEditors ...RequestEditorFn) (*GetAspectV3Response, error) {
+	rsp, err := c.GetAspectV3(ctx, entityName, urn, aspectName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAspectV3Response(rsp)
+}
+
+// HeadAspectV3WithResponse Whether an entity has an aspect (OpenAPI v3)
+//
+// 204 when the entity has the aspect and is not soft-deleted (unless `includeSoftDelete=true`), else 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `HeadAspectV3` operationId).
+func (c *ClientWithResponses) HeadAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *HeadAspectV3Params, reqEditors ...RequestEditorFn) (*HeadAspectV3Response, error) {
+	rsp, err := c.HeadAspectV3(ctx, entityName, urn, aspectName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadAspectV3Response(rsp)
+}
+
+// PatchAspectV3WithBodyWithResponse Patch one aspect (OpenAPI v3)
+//
+// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+// starts from its default. Answers the entity with the patched aspect.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+func (c *ClientWithResponses) PatchAspectV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchAspectV3Response, error) {
+	rsp, err := c.PatchAspectV3WithBody(ctx, entityName, urn, aspectName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchAspectV3Response(rsp)
+}
+
+// PatchAspectV3WithResponse Patch one aspect (OpenAPI v3)
+//
+// The body is `{"patch": [{"op": "add", "path": "/tags/urn:li:tag:x", "value": {...}}]}`
+// (or the bare list): RFC 6902 with DataHub's keyed addressing of arrays. A missing aspect
+// starts from its default. Answers the entity with the patched aspect.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `PatchAspectV3` operationId).
+func (c *ClientWithResponses) PatchAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *PatchAspectV3Params, body PatchAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*PatchAspectV3Response, error) {
+	rsp, err := c.PatchAspectV3(ctx, entityName, urn, aspectName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchAspectV3Response(rsp)
+}
+
+// CreateAspectV3WithBodyWithResponse Write one aspect (OpenAPI v3)
+//
+// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+func (c *ClientWithResponses) CreateAspectV3WithBodyWithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAspectV3Response, error) {
+	rsp, err := c.CreateAspectV3WithBody(ctx, entityName, urn, aspectName, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAspectV3Response(rsp)
+}
+
+// CreateAspectV3WithResponse Write one aspect (OpenAPI v3)
+//
+// The body is `{"value": {...}, "systemMetadata": {...}}`. With `createIfNotExists` (true by
+// default, as in DataHub) the write fails when the aspect exists (409); false writes it
+// whatever is stored. Answers the entity with the aspect written: 200, or 202 with `async=true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v3/entity/{entityName}/{urn}/{aspectName} (the `CreateAspectV3` operationId).
+func (c *ClientWithResponses) CreateAspectV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, aspectName AspectNamePath, params *CreateAspectV3Params, body CreateAspectV3JSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAspectV3Response, error) {
+	rsp, err := c.CreateAspectV3(ctx, entityName, urn, aspectName, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAspectV3Response(rsp)
+}
+
+// RelationshipsOfEntityV3WithResponse Scroll the edges of an entity
+//
+// The edges leaving (`direction=OUTGOING`, the default) or reaching (`INCOMING`) the entity, of the types of `relationshipType[]` (all when absent).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v3/relationship/{entityName}/{urn} (the `RelationshipsOfEntityV3` operationId).
+func (c *ClientWithResponses) RelationshipsOfEntityV3WithResponse(ctx context.Context, entityName V3EntityName, urn UrnPath, params *RelationshipsOfEntityV3Params, reqEditors ...RequestEditorFn) (*RelationshipsOfEntityV3Response, error) {
+	rsp, err := c.RelationshipsOfEntityV3(ctx, entityName, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRelationshipsOfEntityV3Response(rsp)
+}
+
+// RelationshipsByTypeV3WithResponse Scroll the edges of a relationship type
+//
+// Every edge of the type, by source then destination, `count` at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v3/relationship/{relationshipType} (the `RelationshipsByTypeV3` operationId).
+func (c *ClientWithResponses) RelationshipsByTypeV3WithResponse(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV3Params, reqEditors ...RequestEditorFn) (*RelationshipsByTypeV3Response, error) {
+	rsp, err := c.RelationshipsByTypeV3(ctx, relationshipType, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRelationshipsByTypeV3Response(rsp)
 }
 
 // OperationsActionWithBodyWithResponse rest.li actions on the operations resource
@@ -10952,6 +16897,516 @@ func ParseSearchAuditEventsResponse(rsp *http.Response) (*SearchAuditEventsRespo
 	return response, nil
 }
 
+// ParseBatchGetOpenAPIEntitiesV2Response parses an HTTP response from a BatchGetOpenAPIEntitiesV2WithResponse call
+func ParseBatchGetOpenAPIEntitiesV2Response(rsp *http.Response) (*BatchGetOpenAPIEntitiesV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BatchGetOpenAPIEntitiesV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2BatchGetResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseScrollEntitiesV2Response parses an HTTP response from a ScrollEntitiesV2WithResponse call
+func ParseScrollEntitiesV2Response(rsp *http.Response) (*ScrollEntitiesV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ScrollEntitiesV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2ScrollResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostEntitiesV2Response parses an HTTP response from a PostEntitiesV2WithResponse call
+func ParsePostEntitiesV2Response(rsp *http.Response) (*PostEntitiesV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostEntitiesV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2Entities
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest V2Entities
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteEntityV2Response parses an HTTP response from a DeleteEntityV2WithResponse call
+func ParseDeleteEntityV2Response(rsp *http.Response) (*DeleteEntityV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteEntityV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetOpenAPIEntityV2Response parses an HTTP response from a GetOpenAPIEntityV2WithResponse call
+func ParseGetOpenAPIEntityV2Response(rsp *http.Response) (*GetOpenAPIEntityV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpenAPIEntityV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2Entity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseHeadEntityV2Response parses an HTTP response from a HeadEntityV2WithResponse call
+func ParseHeadEntityV2Response(rsp *http.Response) (*HeadEntityV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadEntityV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAspectV2Response parses an HTTP response from a DeleteAspectV2WithResponse call
+func ParseDeleteAspectV2Response(rsp *http.Response) (*DeleteAspectV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAspectV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAspectV2Response parses an HTTP response from a GetAspectV2WithResponse call
+func ParseGetAspectV2Response(rsp *http.Response) (*GetAspectV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAspectV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2AspectEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseHeadAspectV2Response parses an HTTP response from a HeadAspectV2WithResponse call
+func ParseHeadAspectV2Response(rsp *http.Response) (*HeadAspectV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadAspectV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParsePatchAspectV2Response parses an HTTP response from a PatchAspectV2WithResponse call
+func ParsePatchAspectV2Response(rsp *http.Response) (*PatchAspectV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchAspectV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2EntityOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAspectV2Response parses an HTTP response from a CreateAspectV2WithResponse call
+func ParseCreateAspectV2Response(rsp *http.Response) (*CreateAspectV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAspectV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2EntityOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest V2EntityOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePostPlatformEntitiesV2Response parses an HTTP response from a PostPlatformEntitiesV2WithResponse call
+func ParsePostPlatformEntitiesV2Response(rsp *http.Response) (*PostPlatformEntitiesV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostPlatformEntitiesV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest URNList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest URNList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRelationshipsOfEntityV2Response parses an HTTP response from a RelationshipsOfEntityV2WithResponse call
+func ParseRelationshipsOfEntityV2Response(rsp *http.Response) (*RelationshipsOfEntityV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RelationshipsOfEntityV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RelationshipsOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRelationshipsByTypeV2Response parses an HTTP response from a RelationshipsByTypeV2WithResponse call
+func ParseRelationshipsByTypeV2Response(rsp *http.Response) (*RelationshipsByTypeV2Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RelationshipsByTypeV2Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RelationshipsOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseScrollEntitiesV3Response parses an HTTP response from a ScrollEntitiesV3WithResponse call
+func ParseScrollEntitiesV3Response(rsp *http.Response) (*ScrollEntitiesV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ScrollEntitiesV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3ScrollResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePatchEntitiesV3Response parses an HTTP response from a PatchEntitiesV3WithResponse call
+func ParsePatchEntitiesV3Response(rsp *http.Response) (*PatchEntitiesV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchEntitiesV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3Entities
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 202:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePostEntitiesV3Response parses an HTTP response from a PostEntitiesV3WithResponse call
 func ParsePostEntitiesV3Response(rsp *http.Response) (*PostEntitiesV3Response, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10967,63 +17422,59 @@ func ParsePostEntitiesV3Response(rsp *http.Response) (*PostEntitiesV3Response, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []V3Entity
+		var dest V3Entities
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
-		var dest RestliErrorResponse
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest V3Entities
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON4XX = &dest
+		response.JSON202 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
-		var dest RestliErrorResponse
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON5XX = &dest
+		response.JSONDefault = &dest
 
 	}
 
+	return response, nil
+}
+
+// ParseBatchGetEntitiesV3Response parses an HTTP response from a BatchGetEntitiesV3WithResponse call
+func ParseBatchGetEntitiesV3Response(rsp *http.Response) (*BatchGetEntitiesV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BatchGetEntitiesV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
 	switch {
-	case rsp.StatusCode/100 == 4:
-		var headers PostEntitiesV3Response4XXHeaders
-		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiErrorResponse = &value
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3Entities
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiProtocolVersion = &value
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		response.Headers4XX = &headers
-	case rsp.StatusCode/100 == 5:
-		var headers PostEntitiesV3Response5XXHeaders
-		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiErrorResponse = &value
-		}
-		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiProtocolVersion = &value
-		}
-		response.Headers5XX = &headers
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11046,57 +17497,13 @@ func ParseDeleteEntityV3Response(rsp *http.Response) (*DeleteEntityV3Response, e
 	case rsp.StatusCode == 200:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
-		var dest RestliErrorResponse
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON4XX = &dest
+		response.JSONDefault = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
-		var dest RestliErrorResponse
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON5XX = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode/100 == 4:
-		var headers DeleteEntityV3Response4XXHeaders
-		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiErrorResponse = &value
-		}
-		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiProtocolVersion = &value
-		}
-		response.Headers4XX = &headers
-	case rsp.StatusCode/100 == 5:
-		var headers DeleteEntityV3Response5XXHeaders
-		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiErrorResponse = &value
-		}
-		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiProtocolVersion = &value
-		}
-		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -11123,57 +17530,246 @@ func ParseGetEntityV3Response(rsp *http.Response) (*GetEntityV3Response, error) 
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
-		var dest RestliErrorResponse
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON4XX = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
-		var dest RestliErrorResponse
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON5XX = &dest
+		response.JSONDefault = &dest
 
 	}
 
+	return response, nil
+}
+
+// ParseHeadEntityV3Response parses an HTTP response from a HeadEntityV3WithResponse call
+func ParseHeadEntityV3Response(rsp *http.Response) (*HeadEntityV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadEntityV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAspectV3Response parses an HTTP response from a DeleteAspectV3WithResponse call
+func ParseDeleteAspectV3Response(rsp *http.Response) (*DeleteAspectV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAspectV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
 	switch {
-	case rsp.StatusCode/100 == 4:
-		var headers GetEntityV3Response4XXHeaders
-		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiErrorResponse = &value
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiProtocolVersion = &value
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAspectV3Response parses an HTTP response from a GetAspectV3WithResponse call
+func ParseGetAspectV3Response(rsp *http.Response) (*GetAspectV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAspectV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3AspectEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		response.Headers4XX = &headers
-	case rsp.StatusCode/100 == 5:
-		var headers GetEntityV3Response5XXHeaders
-		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiErrorResponse = &value
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRestLiProtocolVersion = &value
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseHeadAspectV3Response parses an HTTP response from a HeadAspectV3WithResponse call
+func ParseHeadAspectV3Response(rsp *http.Response) (*HeadAspectV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadAspectV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParsePatchAspectV3Response parses an HTTP response from a PatchAspectV3WithResponse call
+func ParsePatchAspectV3Response(rsp *http.Response) (*PatchAspectV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchAspectV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3EntityOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
 		}
-		response.Headers5XX = &headers
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAspectV3Response parses an HTTP response from a CreateAspectV3WithResponse call
+func ParseCreateAspectV3Response(rsp *http.Response) (*CreateAspectV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAspectV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3EntityOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest V3EntityOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRelationshipsOfEntityV3Response parses an HTTP response from a RelationshipsOfEntityV3WithResponse call
+func ParseRelationshipsOfEntityV3Response(rsp *http.Response) (*RelationshipsOfEntityV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RelationshipsOfEntityV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RelationshipsOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRelationshipsByTypeV3Response parses an HTTP response from a RelationshipsByTypeV3WithResponse call
+func ParseRelationshipsByTypeV3Response(rsp *http.Response) (*RelationshipsByTypeV3Response, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RelationshipsByTypeV3Response{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RelationshipsOK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest OpenAPIErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil

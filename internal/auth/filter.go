@@ -70,3 +70,11 @@ func (f FilterReader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]ca
 	}
 	return slices.DeleteFunc(rows, func(a catalog.Aspect) bool { return SecretAspects[a.Name] }), nil
 }
+
+// CountScan implements catalog.Reader: a secret aspect has no rows.
+func (f FilterReader) CountScan(ctx context.Context, q catalog.ScanQuery) (int, error) {
+	if SecretAspects[q.Aspect] {
+		return 0, nil
+	}
+	return f.Store.CountScan(ctx, q)
+}

@@ -59,6 +59,10 @@ type MiddlewareConfig struct {
 	// Public, when set, tells further requests that need no credentials:
 	// the web app's pages and files.
 	Public func(*http.Request) bool
+	// EntityURN names the entity a path of the OpenAPI entity endpoints
+	// reads (/openapi/v3/entity/<type>/<urn>[/<aspect>]), for the privilege
+	// check; nil checks such reads against every entity.
+	EntityURN func(*http.Request) (string, bool)
 }
 
 // Reasons of authentication failures, as MiddlewareConfig.OnFailure reports
@@ -144,7 +148,7 @@ func (s *Service) Middleware(c MiddlewareConfig, next http.Handler) http.Handler
 		}
 		ctx = WithActor(ctx, a)
 		r = r.WithContext(ctx)
-		after, err := s.authorizeRoute(r, a.URN)
+		after, err := s.authorizeRoute(r, a.URN, c.EntityURN)
 		if err != nil {
 			if catalog.KindOf(err) == catalog.Forbidden {
 				failed(FailureForbidden)
@@ -237,9 +241,12 @@ var timeseriesPrivileges = map[string][]string{
 // authorizeRoute checks the privileges the route of r needs. Writes are left
 // to the ingest pipeline, GraphQL to its resolvers. A non-nil after is
 // called with the response status once the handler is done.
-func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(status int), err error) {
+func (s *Service) authorizeRoute(r *http.Request, actor string, entityURN func(*http.Request) (string, bool)) (after func(status int), err error) {
 	ctx := r.Context()
 	p := r.URL.Path
+	if ok, err := s.openAPIRead(r, actor, entityURN); ok {
+		return nil, err
+	}
 	switch {
 	case p == audit.SearchPath:
 		return nil, s.Require(ctx, actor, Resource{}, "search audit events", PrivGetAnalytics)
@@ -251,12 +258,6 @@ func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(stat
 		for _, prefix := range []string{"/entitiesV2/", "/entities/", "/aspects/"} {
 			if strings.HasPrefix(p, prefix) {
 				return nil, s.Require(ctx, actor, pathResource(r, prefix), "view entity", viewPrivileges...)
-			}
-		}
-		if strings.HasPrefix(p, "/openapi/v3/entity/") {
-			rest := strings.TrimPrefix(r.URL.EscapedPath(), "/openapi/v3/entity/")
-			if _, u, ok := strings.Cut(rest, "/"); ok {
-				return nil, s.Require(ctx, actor, resourceOf(unescape(u)), "view entity", viewPrivileges...)
 			}
 		}
 		if p == "/relationships" {

@@ -28,12 +28,20 @@ type Reader interface {
 	// Timeseries returns the values of a timeseries aspect of urn with
 	// timestamps in [q.Start, q.End] (0 = unbounded), newest first, at most q.Limit.
 	Timeseries(ctx context.Context, q TimeseriesQuery) ([]TimeseriesValue, error)
+	// LatestTimeseries returns, for each of urns and each of aspects that
+	// has values, the value with the newest timestamp, in one read. Their
+	// SystemMetadata is not read.
+	LatestTimeseries(ctx context.Context, urns, aspects []string) ([]TimeseriesValue, error)
 	// Edges returns the edges touching urn in the given direction, restricted to
 	// the relationship names given (all when empty), ordered stably, with the
 	// total count before paging.
 	Edges(ctx context.Context, q EdgeQuery) ([]Edge, int, error)
-	// ScanLatest returns version-0 rows in (urn, aspect) order, for index restores.
+	// ScanLatest returns version-0 rows in (urn, aspect) order, for index
+	// restores and listings of one entity type.
 	ScanLatest(ctx context.Context, q ScanQuery) ([]Aspect, error)
+	// CountScan returns the number of rows ScanLatest returns for q
+	// without its Offset and Limit.
+	CountScan(ctx context.Context, q ScanQuery) (int, error)
 }
 
 // Tx is a read-write transaction. Reads through a Tx see its own writes.
@@ -98,7 +106,8 @@ const (
 	Incoming Direction = "INCOMING"
 )
 
-// EdgeQuery selects edges touching one URN.
+// EdgeQuery selects edges touching one URN or, with URN empty, every edge
+// of the relationships named (then at least one, and Direction is ignored).
 type EdgeQuery struct {
 	URN           string
 	Direction     Direction
@@ -106,11 +115,20 @@ type EdgeQuery struct {
 	Start, Count  int
 }
 
-// ScanQuery selects latest aspect rows for index restores.
+// ScanQuery selects latest aspect rows for index restores and listings.
 type ScanQuery struct {
 	URN     string // exact URN, or
 	URNLike string // SQL LIKE pattern
 	Aspect  string
-	Offset  int
-	Limit   int
+	// After, when not empty, keeps the URNs that sort after it (before it
+	// when Descending): paging by key, whose pages cost the same however
+	// deep into the listing they are.
+	After string
+	// Descending orders the rows by URN (and aspect) from the last.
+	Descending bool
+	// KeysOnly reads only the URN and aspect name of each row, which the
+	// store's index holds: listings of URNs need nothing else.
+	KeysOnly bool
+	Offset   int
+	Limit    int
 }

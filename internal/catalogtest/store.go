@@ -712,6 +712,10 @@ func testEdges(t *testing.T, s catalog.Store) {
 		{"start without count", catalog.EdgeQuery{URN: owner, Direction: catalog.Incoming, Start: 1},
 			[]e{{b, "OwnedBy", owner, "ownership"}}, 2},
 		{"none", catalog.EdgeQuery{URN: "urn:li:dataset:zzz", Direction: catalog.Incoming, Count: 10}, nil, 0},
+		{"every edge of a relationship", catalog.EdgeQuery{Relationships: []string{"OwnedBy"}},
+			[]e{{a, "OwnedBy", owner, "ownership"}, {b, "OwnedBy", owner, "ownership"}}, 2},
+		{"every edge of relationships, paged", catalog.EdgeQuery{Relationships: []string{"OwnedBy", "DownstreamOf"}, Start: 1, Count: 3},
+			[]e{{a, "DownstreamOf", c, "upstreamLineage"}, {d, "DownstreamOf", c, "upstreamLineage"}, {a, "OwnedBy", owner, "ownership"}}, 5},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, total := query(tt.q)
@@ -719,6 +723,9 @@ func testEdges(t *testing.T, s catalog.Store) {
 				t.Errorf("got %v (total %d), want %v (total %d)", got, total, tt.want, tt.total)
 			}
 		})
+	}
+	if _, _, err := s.Edges(ctx, catalog.EdgeQuery{}); catalog.KindOf(err) != catalog.Invalid {
+		t.Errorf("edges of every URN and relationship: %v, want an Invalid error", err)
 	}
 	edges, _, err := s.Edges(ctx, catalog.EdgeQuery{URN: c, Direction: catalog.Incoming, Count: 1})
 	if err != nil {
@@ -903,16 +910,35 @@ func testScanLatest(t *testing.T, s catalog.Store) {
 		{"offset", catalog.ScanQuery{Aspect: "status", Offset: 2, Limit: 2}, "urn:li:dataset:b/status urn:li:dataset:c_1/status"},
 		{"offset without limit", catalog.ScanQuery{Aspect: "status", Offset: 4}, "urn:li:dataset:cx1/status"},
 		{"none", catalog.ScanQuery{Aspect: "ownership"}, ""},
+		{"after", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:b", Limit: 1}, "urn:li:dataset:c_1/status"},
+		{"after the last", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:cx1"}, ""},
+		{"descending", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Descending: true, Limit: 3}, "urn:li:dataset:cx1/status urn:li:dataset:cx1/browsePaths urn:li:dataset:c_1/status"},
+		{"descending after", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:c_1", Descending: true}, "urn:li:dataset:b/status urn:li:dataset:a/status"},
+		{"after, escaped prefix", catalog.ScanQuery{URNLike: `urn:li:dataset:c\_%`, Aspect: "status", After: "urn:li:dataset:a"}, "urn:li:dataset:c_1/status"},
+		{"after, pattern that is no prefix", catalog.ScanQuery{URNLike: "urn:li:%:x", Aspect: "status", After: "urn:li:a"}, "urn:li:corpuser:x/status"},
+		{"keys only", catalog.ScanQuery{URNLike: "urn:li:dataset:%", Aspect: "status", After: "urn:li:dataset:b", KeysOnly: true}, "urn:li:dataset:c_1/status urn:li:dataset:cx1/status"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := s.ScanLatest(ctx, tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
+			all := tt.q
+			all.Offset, all.Limit = 0, 0
+			every, err := s.ScanLatest(ctx, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.CountScan(ctx, tt.q); err != nil || n != len(every) {
+				t.Errorf("CountScan = %d, %v; want %d", n, err, len(every))
+			}
 			var names []string
 			for _, a := range got {
 				if a.Version != 0 {
 					t.Errorf("history row %s/%s v%d", a.URN, a.Name, a.Version)
+				}
+				if (a.Value == nil) != tt.q.KeysOnly {
+					t.Errorf("%s/%s read with value %q", a.URN, a.Name, a.Value)
 				}
 				names = append(names, a.URN+"/"+a.Name)
 			}

@@ -59,22 +59,29 @@ type Validator struct {
 
 var registerDecoders sync.Once
 
-// Load parses and validates openapi.Spec and builds a Validator.
-func Load() (*Validator, error) {
+// Load returns the Validator of the document (openapi.Document): parsed,
+// checked and routed once, then shared, since it is safe for concurrent use
+// and the document is fixed.
+func Load() (*Validator, error) { return load() }
+
+var load = sync.OnceValues(func() (*Validator, error) {
 	registerDecoders.Do(func() {
 		// kin-openapi has no decoder for HTML pages (/api/graphiql, /restli/docs).
 		if openapi3filter.RegisteredBodyDecoder("text/html") == nil {
 			openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 		}
 	})
-
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(openapi.Spec)
+	spec, err := openapi.Document()
 	if err != nil {
-		return nil, fmt.Errorf("contract: load openapi.yaml: %w", err)
+		return nil, fmt.Errorf("contract: %w", err)
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(spec)
+	if err != nil {
+		return nil, fmt.Errorf("contract: load the OpenAPI document: %w", err)
 	}
 	if err := doc.Validate(loader.Context); err != nil {
-		return nil, fmt.Errorf("contract: invalid openapi.yaml: %w", err)
+		return nil, fmt.Errorf("contract: invalid OpenAPI document: %w", err)
 	}
 	// Match routes on any host (tests run against httptest servers).
 	doc.Servers = nil
@@ -95,7 +102,7 @@ func Load() (*Validator, error) {
 		}
 	}
 	return v, nil
-}
+})
 
 // MustLoad is Load that panics on error.
 func MustLoad() *Validator {

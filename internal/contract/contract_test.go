@@ -295,8 +295,8 @@ func TestSpecConsistency(t *testing.T) {
 			}
 		}
 	}
-	if got := v.Actions("post", "/entities"); len(got) != 8 {
-		t.Errorf("Actions(POST /entities) = %d actions, want 8", len(got))
+	if got := v.Actions("post", "/entities"); len(got) != 9 {
+		t.Errorf("Actions(POST /entities) = %d actions, want 9", len(got))
 	}
 }
 

@@ -51,10 +51,12 @@ const PatchContentType = "application/json-patch+json"
 // "/" and "~0" for "~" (URNs may contain slashes); any other "~" is an error.
 //
 // "add" creates missing intermediate records, maps, arrays and keyed items,
-// as DataHub's templates do, and a missing aspect starts from its default:
-// every required array empty, every required map empty, every required
-// record built the same way, and required audit stamps set to the time and
-// actor of the write (glossaryTerms.auditStamp, for instance). Keyed items
+// as DataHub's templates do, and a missing aspect starts from its default,
+// as DataHub's templates (getDefault) build it: every required array, map
+// and plain string empty, every required record built the same way,
+// optional fields with a default in the schema set to it, and audit stamps
+// among them set to the time and actor of the write (glossaryTerms.auditStamp,
+// dashboardInfo.lastModified, for instance). Keyed items
 // that "add" creates get their key fields from the path. "remove",
 // "replace" and "test" need their target to exist; a failed "test" or a
 // missing target fails the whole request and nothing is written.
@@ -524,10 +526,14 @@ func (pt *patcher) newContainer(sc *schemaNode, next string) any {
 	return map[string]any{}
 }
 
-// defaultValue builds the smallest value of a record schema that the
-// validator accepts where that can be done without inventing data: required
-// arrays and maps empty, required records recursively, audit stamps stamped
-// with the write. It returns nil for anything else.
+// defaultValue builds the value a missing record starts from, as DataHub's
+// patch templates do, without inventing data: required arrays and maps
+// empty, required plain strings empty (DashboardInfo's title and
+// description), required records built the same way, and optional fields
+// with a default in the schema (the Pegasus default: DatasetProperties'
+// customProperties {} and tags []) set to it; audit stamps among them
+// (ChangeAuditStamps' created and lastModified) are stamped with the
+// write. It returns nil for anything else.
 func (pt *patcher) defaultValue(sc *schemaNode) any {
 	switch {
 	case sc == nil:
@@ -540,9 +546,25 @@ func (pt *patcher) defaultValue(sc *schemaNode) any {
 		return map[string]any{}
 	case pt.schema.isObject(sc):
 		m := map[string]any{}
-		for _, name := range pt.schema.required(sc) {
-			if d := pt.defaultValue(pt.schema.prop(sc, name)); d != nil {
+		required := pt.schema.required(sc)
+		for _, name := range required {
+			p := pt.schema.prop(sc, name)
+			if pt.schema.isPlainString(p) {
+				m[name] = ""
+			} else if d := pt.defaultValue(p); d != nil {
 				m[name] = d
+			}
+		}
+		for name, d := range pt.schema.defaults(sc) {
+			if _, set := m[name]; set || slices.Contains(required, name) {
+				continue
+			}
+			if pt.schema.isAuditStamp(pt.schema.prop(sc, name)) {
+				// As DataHub's templates stamp the audit stamps of a
+				// new aspect (EditableSchemaMetadata's created, say).
+				m[name] = deepCopy(pt.stamp)
+			} else {
+				m[name] = deepCopy(d)
 			}
 		}
 		return m
@@ -926,6 +948,32 @@ func (d *schemaDoc) isString(n *schemaNode) bool {
 	_, enum := n.m["enum"]
 	return d.typ(n) == "string" || enum
 }
+
+// isPlainString reports a string that is no enum symbol and has no format
+// (a URN, say), so that the empty string is a valid value of it.
+func (d *schemaDoc) isPlainString(n *schemaNode) bool {
+	if n == nil || d.typ(n) != "string" {
+		return false
+	}
+	_, enum := n.m["enum"]
+	_, format := n.m["format"]
+	return !enum && !format
+}
+
+// defaults returns the fields of a record that have a default in the
+// schema, with it; a null default is none.
+func (d *schemaDoc) defaults(n *schemaNode) map[string]any {
+	props, _ := n.m["properties"].(map[string]any)
+	out := map[string]any{}
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		if v, ok := pm["default"]; ok && v != nil {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 func (d *schemaDoc) isObject(n *schemaNode) bool {
 	_, ok := n.m["properties"]
 	return d.typ(n) == "object" && ok

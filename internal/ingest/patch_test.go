@@ -104,9 +104,36 @@ func TestPatch(t *testing.T) {
 			want:  `{"owners":[]}`,
 		},
 		{
+			// As DataHub's template, the new aspect's created and
+			// lastModified are stamped with the write.
 			name: "column tag on a missing editableSchemaMetadata", aspect: "editableSchemaMetadata",
 			patch: `[{"op":"add","path":"/editableSchemaFieldInfo/a~1b/globalTags/tags/` + t1 + `","value":{"tag":"` + t1 + `"}}]`,
-			want:  `{"editableSchemaFieldInfo":[{"fieldPath":"a/b","globalTags":{"tags":[{"tag":"` + t1 + `"}]}}]}`,
+			want: `{"created":{"actor":"urn:li:corpuser:me","time":7},"editableSchemaFieldInfo":[{"fieldPath":"a/b","globalTags":{"tags":[{"tag":"` + t1 + `"}]}}],` +
+				`"lastModified":{"actor":"urn:li:corpuser:me","time":7}}`,
+		},
+		{
+			// DataHub's DashboardInfoTemplate: title and description empty,
+			// lastModified stamped, the arrays and maps empty.
+			name: "a missing dashboardInfo starts from its default", aspect: "dashboardInfo",
+			patch: `[{"op":"add","path":"/customProperties/chartCount","value":"2"},{"op":"add","path":"/charts/urn:li:chart:(powerbi,c1)","value":"urn:li:chart:(powerbi,c1)"}]`,
+			want: `{"charts":["urn:li:chart:(powerbi,c1)"],"customProperties":{"chartCount":"2"},"dashboards":[],"datasets":[],"description":"",` +
+				`"lastModified":{"created":{"actor":"urn:li:corpuser:me","time":7},"lastModified":{"actor":"urn:li:corpuser:me","time":7}},"title":""}`,
+		},
+		{
+			name: "a missing chartInfo starts from its default", aspect: "chartInfo",
+			patch: `[{"op":"add","path":"/customProperties/workspaceName","value":"demo"}]`,
+			want: `{"customProperties":{"workspaceName":"demo"},"description":"",` +
+				`"lastModified":{"created":{"actor":"urn:li:corpuser:me","time":7},"lastModified":{"actor":"urn:li:corpuser:me","time":7}},"title":""}`,
+		},
+		{
+			name: "a missing datasetProperties starts from its default", aspect: "datasetProperties",
+			patch: `[{"op":"add","path":"/description","value":"Test description"}]`,
+			want:  `{"customProperties":{},"description":"Test description","tags":[]}`,
+		},
+		{
+			name: "a default is only where the aspect is missing", aspect: "datasetProperties", cur: `{"name":"n"}`,
+			patch: `[{"op":"add","path":"/description","value":"d"}]`,
+			want:  `{"description":"d","name":"n"}`,
 		},
 		{
 			name: "column description next to an existing one", aspect: "editableSchemaMetadata",
@@ -230,7 +257,7 @@ func TestPatchPointers(t *testing.T) {
 			patch: `[{"op":"add","path":"/relevantFactors/0","value":{"groups":["g"]}}]`, kind: catalog.Invalid},
 		{name: "appending creates a missing array", aspect: "mlModelFactorPrompts", cur: `{}`,
 			patch: `[{"op":"add","path":"/relevantFactors/-","value":{"groups":["g"]}}]`, want: `{"relevantFactors":[{"groups":["g"]}]}`},
-		{name: "keys that are not URNs stay keys", aspect: "editableSchemaMetadata",
+		{name: "keys that are not URNs stay keys", aspect: "editableSchemaMetadata", cur: `{"editableSchemaFieldInfo":[]}`,
 			patch: `[{"op":"add","path":"/editableSchemaFieldInfo/-5/description","value":"d"}]`,
 			want:  `{"editableSchemaFieldInfo":[{"description":"d","fieldPath":"-5"}]}`},
 		{name: "move without from", aspect: "datasetProperties", cur: `{"description":"d"}`,

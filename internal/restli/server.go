@@ -83,6 +83,8 @@ func New(c Config) *Handler {
 	h.HandleAction("entities", "ingest", h.ingestSnapshot)
 	h.HandleAction("entities", "batchIngest", h.batchIngestSnapshots)
 	h.HandleAction("entities", "delete", h.deleteEntity)
+	h.HandleAction("entities", "listUrns", h.listURNs)
+	h.HandleAction("entities", "exists", h.entityExists)
 
 	h.actionRoutes = map[string]string{"POST /gms/operations": "operations", "POST /api/gms/operations": "operations"}
 	for _, res := range []string{"aspects", "entities", "entitiesV2", "relationships", "operations"} {

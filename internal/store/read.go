@@ -173,18 +173,28 @@ FROM timeseries_aspect WHERE urn = ? AND aspect = ?`)
 // Edges returns one page of the edges touching q.URN and their total count.
 // Incoming edges are ordered by (relationship, source, source aspect),
 // outgoing ones by (relationship, destination, source aspect): the orders of
-// the incoming index and of the table's own key. Count <= 0 means no limit.
+// the incoming index and of the table's own key. Without a URN, the edges of
+// q.Relationships are ordered by (relationship, source, destination, source
+// aspect). Count <= 0 means no limit.
 func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge, int, error) {
 	var where, order string
-	switch q.Direction {
-	case catalog.Incoming:
+	var args []any
+	switch {
+	case q.URN == "":
+		if len(q.Relationships) == 0 {
+			return nil, 0, catalog.Errorf(catalog.Invalid, "edges of every entity need a relationship")
+		}
+		where, order = "1 = 1", "relationship, source_urn, destination_urn, source_aspect"
+	case q.Direction == catalog.Incoming:
 		where, order = "destination_urn = ?", "relationship, source_urn, source_aspect"
-	case catalog.Outgoing:
+	case q.Direction == catalog.Outgoing:
 		where, order = "source_urn = ?", "relationship, destination_urn, source_aspect"
 	default:
 		return nil, 0, catalog.Errorf(catalog.Invalid, "edge direction %q: want %s or %s", q.Direction, catalog.Incoming, catalog.Outgoing)
 	}
-	args := []any{q.URN}
+	if q.URN != "" {
+		args = append(args, q.URN)
+	}
 	if len(q.Relationships) == 1 {
 		where += " AND relationship = ?"
 		args = append(args, q.Relationships[0])
@@ -237,37 +247,145 @@ func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge,
 	return edges, total, nil
 }
 
-// ScanLatest returns version-0 rows in (urn, aspect) order. URNLike is a SQL
-// LIKE pattern with '\' as escape character, case-sensitive on both databases.
-// Limit <= 0 means no limit.
+// ScanLatest returns version-0 rows in (urn, aspect) order (reversed when
+// q.Descending). URNLike is a SQL LIKE pattern with '\' as escape character,
+// case-sensitive on both databases. Limit <= 0 means no limit.
 func (r reader) ScanLatest(ctx context.Context, q catalog.ScanQuery) ([]catalog.Aspect, error) {
-	var b strings.Builder
-	var args []any
-	b.WriteString("SELECT " + aspectCols + " FROM metadata_aspect_v2 WHERE version = 0")
-	if q.URN != "" {
-		b.WriteString(" AND urn = ?")
-		args = append(args, q.URN)
+	where, args := scanWhere(q, r.db.q.pg)
+	cols := aspectCols
+	if q.KeysOnly {
+		cols = "urn, aspect"
 	}
-	if q.URNLike != "" {
-		b.WriteString(` AND urn LIKE ? ESCAPE '\'`)
-		args = append(args, q.URNLike)
+	query := "SELECT " + cols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn, aspect"
+	if q.Descending {
+		query = "SELECT " + cols + " FROM metadata_aspect_v2 WHERE " + where + " ORDER BY urn DESC, aspect DESC"
 	}
-	if q.Aspect != "" {
-		b.WriteString(" AND aspect = ?")
-		args = append(args, q.Aspect)
-	}
-	b.WriteString(" ORDER BY urn, aspect")
 	if q.Limit > 0 || q.Offset > 0 {
 		limit := int64(q.Limit)
 		if limit <= 0 {
 			limit = noLimit
 		}
-		b.WriteString(" LIMIT ? OFFSET ?")
+		query += " LIMIT ? OFFSET ?"
 		args = append(args, limit, max(q.Offset, 0))
 	}
-	out, err := r.queryAspects(ctx, b.String(), args...)
+	var out []catalog.Aspect
+	var err error
+	if q.KeysOnly {
+		out, err = r.queryKeys(ctx, query, args...)
+	} else {
+		out, err = r.queryAspects(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, r.db.fail(ctx, err, "scan latest aspects")
 	}
 	return out, nil
+}
+
+// queryKeys runs a query selecting urn and aspect.
+func (r reader) queryKeys(ctx context.Context, query string, args ...any) ([]catalog.Aspect, error) {
+	rows, err := r.q.QueryContext(ctx, r.db.q.rebind(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []catalog.Aspect
+	for rows.Next() {
+		var a catalog.Aspect
+		if err := rows.Scan(&a.URN, &a.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// CountScan returns the number of rows ScanLatest returns for q without
+// its Offset and Limit.
+func (r reader) CountScan(ctx context.Context, q catalog.ScanQuery) (int, error) {
+	where, args := scanWhere(q, r.db.q.pg)
+	var n int
+	if err := r.q.QueryRowContext(ctx, r.db.q.rebind("SELECT COUNT(*) FROM metadata_aspect_v2 WHERE "+where), args...).Scan(&n); err != nil {
+		return 0, r.db.fail(ctx, err, "count latest aspects")
+	}
+	return n, nil
+}
+
+// scanWhere is the condition selecting the rows of q.
+func scanWhere(q catalog.ScanQuery, pg bool) (string, []any) {
+	var b strings.Builder
+	var args []any
+	b.WriteString("version = 0")
+	if q.URN != "" {
+		b.WriteString(" AND urn = ?")
+		args = append(args, q.URN)
+	}
+	keyset := q.After != "" && !pg
+	if q.URNLike != "" {
+		if keyset {
+			// SQLite turns a LIKE prefix into a range of the index, which
+			// it would prefer to the keyset's bound, and then walk every
+			// row before the page. "+urn" keeps the LIKE out of the index;
+			// the prefix's own bound is given as a plain comparison.
+			b.WriteString(` AND +urn LIKE ? ESCAPE '\'`)
+			args = append(args, q.URNLike)
+			if prefix, ok := likePrefix(q.URNLike); ok {
+				if q.Descending {
+					b.WriteString(" AND urn >= ?")
+					args = append(args, prefix)
+				} else if end, ok := prefixEnd(prefix); ok {
+					b.WriteString(" AND urn < ?")
+					args = append(args, end)
+				}
+			}
+		} else {
+			b.WriteString(` AND urn LIKE ? ESCAPE '\'`)
+			args = append(args, q.URNLike)
+		}
+	}
+	if q.After != "" {
+		if q.Descending {
+			b.WriteString(" AND urn < ?")
+		} else {
+			b.WriteString(" AND urn > ?")
+		}
+		args = append(args, q.After)
+	}
+	if q.Aspect != "" {
+		b.WriteString(" AND aspect = ?")
+		args = append(args, q.Aspect)
+	}
+	return b.String(), args
+}
+
+// likePrefix returns the literal prefix of a LIKE pattern that is a prefix
+// followed by one final '%' ('\' escaping), and false for other patterns.
+func likePrefix(pattern string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\' && i+1 < len(pattern):
+			i++
+			b.WriteByte(pattern[i])
+		case c == '%':
+			return b.String(), i == len(pattern)-1
+		case c == '_':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
+}
+
+// prefixEnd is the least string above every string that starts with
+// prefix, in byte order (SQLite's BINARY collation).
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
 }

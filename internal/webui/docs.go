@@ -31,14 +31,13 @@ var docsTemplate = template.Must(template.New("docs").Parse(docsHTML))
 // operation's own body schemas are only anyOf unions of them.
 const restliActionsExt = "x-restli-actions"
 
-// rendered is the docs page and the JSON spec, built once on first request:
-// the spec is embedded, so both are fixed for the life of the binary, and
-// parsing it at startup would slow every start for a page rarely visited.
-type rendered struct {
-	html, json []byte
-}
-
-var renderDocs = sync.OnceValues(func() (*rendered, error) {
+// renderDocs builds the docs page once, on first request: the spec is
+// embedded, so the page is fixed for the life of the binary, and parsing
+// it at startup would slow every start for a page rarely visited. The page
+// shows the hand-written document, which describes every operation once;
+// the paths and schemas generated for every entity type and aspect (some
+// three thousand operations of the same few shapes) are in /openapi.json.
+var renderDocs = sync.OnceValues(func() ([]byte, error) {
 	doc, err := loadSpec()
 	if err != nil {
 		return nil, err
@@ -51,11 +50,7 @@ var renderDocs = sync.OnceValues(func() (*rendered, error) {
 	if err := docsTemplate.Execute(&out, page); err != nil {
 		return nil, fmt.Errorf("render docs: %w", err)
 	}
-	js, err := doc.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("spec to JSON: %w", err)
-	}
-	return &rendered{html: out.Bytes(), json: js}, nil
+	return out.Bytes(), nil
 })
 
 // loadSpec parses the embedded OpenAPI document with every internal $ref
@@ -71,25 +66,25 @@ func loadSpec() (*openapi3.T, error) {
 }
 
 func serveDocs(w http.ResponseWriter, r *http.Request) {
-	res, err := renderDocs()
+	page, err := renderDocs()
 	if err != nil {
 		slog.Error("restli docs", "err", err)
 		http.Error(w, "documentation unavailable: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(res.html)
+	_, _ = w.Write(page)
 }
 
 func serveSpecJSON(w http.ResponseWriter, r *http.Request) {
-	res, err := renderDocs()
+	js, err := openapi.Document()
 	if err != nil {
 		slog.Error("openapi.json", "err", err)
 		http.Error(w, "spec unavailable: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(res.json)
+	_, _ = w.Write(js)
 }
 
 // The view model of docs.html. Text that may carry markup is template.HTML
