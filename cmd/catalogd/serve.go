@@ -16,12 +16,14 @@ import (
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/events"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/restli"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/timeline"
 	"github.com/catalogd/catalogd/internal/webui"
 )
 
@@ -72,6 +74,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	logLevel := fs.String("log-level", envOr(getenv, "CATALOGD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	searchSpec := fs.String("search", envOr(getenv, "CATALOGD_SEARCH", "store"), "search engine: store (in the store's database) or meilisearch://HOST:PORT (key in env CATALOGD_MEILISEARCH_KEY) (env CATALOGD_SEARCH)")
 	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
+	eventRetention := fs.Duration("event-retention", envDuration(getenv, "CATALOGD_EVENT_RETENTION", 7*24*time.Hour), "how long the event stream keeps events (env CATALOGD_EVENT_RETENTION)")
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,7 +105,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	// With --auth=false the authorizer allows everything.
-	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc)}
+	stream, recordEvents, err := openEvents(ctx, db)
+	if err != nil {
+		return err
+	}
+	go stream.Prune(ctx, *eventRetention)
+	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc), recordEvents}
 	if db.Dialect() == store.SQLite {
 		// One write transaction at a time: requests waiting for it do
 		// their work ahead of it (see the ingest figures in BENCHMARKS.md).
@@ -141,6 +149,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeOpenAPIV3()
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
+	api.HandleFunc("GET "+events.PollPath, stream.PollHandler(restli.WriteError))
+	api.HandleFunc("GET "+timeline.Path, timeline.NewService(db).Handler(restli.WriteError))
 	webui.Register(api)
 	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError}, api)
 	srv := &http.Server{

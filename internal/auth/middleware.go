@@ -15,6 +15,8 @@ import (
 
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/events"
+	"github.com/catalogd/catalogd/internal/timeline"
 )
 
 // TraceHeader is the response header carrying the request's trace id: a
@@ -162,6 +164,17 @@ func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(stat
 	case p == audit.SearchPath:
 		return nil, s.Require(ctx, actor, Resource{}, "search audit events", PrivGetAnalytics)
 	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath:
+		return nil, nil
+	case p == events.PollPath:
+		return nil, s.Require(ctx, actor, Resource{}, "read platform events", PrivGetPlatformEvents)
+	case r.Method == http.MethodGet && strings.HasPrefix(p, timeline.Path):
+		res := pathResource(r, timeline.Path)
+		if err := s.Require(ctx, actor, res, "view entity", viewPrivileges...); err != nil {
+			return nil, err
+		}
+		if s.cfg.RestAuthorization {
+			return nil, s.Require(ctx, actor, res, "get timeline", PrivGetTimeline)
+		}
 		return nil, nil
 	case r.Method == http.MethodGet:
 		for _, prefix := range []string{"/entitiesV2/", "/entities/", "/aspects/"} {
