@@ -34,33 +34,114 @@ func (e AspectType) Valid() bool {
 	}
 }
 
+// Defines values for ChangeCategory.
+const (
+	BUSINESSATTRIBUTE ChangeCategory = "BUSINESS_ATTRIBUTE"
+	DEPRECATION       ChangeCategory = "DEPRECATION"
+	DOCUMENTATION     ChangeCategory = "DOCUMENTATION"
+	DOMAIN            ChangeCategory = "DOMAIN"
+	GLOSSARYTERM      ChangeCategory = "GLOSSARY_TERM"
+	LIFECYCLE         ChangeCategory = "LIFECYCLE"
+	OWNER             ChangeCategory = "OWNER"
+	RUN               ChangeCategory = "RUN"
+	TAG               ChangeCategory = "TAG"
+	TECHNICALSCHEMA   ChangeCategory = "TECHNICAL_SCHEMA"
+)
+
+// Valid indicates whether the value is a known member of the ChangeCategory enum.
+func (e ChangeCategory) Valid() bool {
+	switch e {
+	case BUSINESSATTRIBUTE:
+		return true
+	case DEPRECATION:
+		return true
+	case DOCUMENTATION:
+		return true
+	case DOMAIN:
+		return true
+	case GLOSSARYTERM:
+		return true
+	case LIFECYCLE:
+		return true
+	case OWNER:
+		return true
+	case RUN:
+		return true
+	case TAG:
+		return true
+	case TECHNICALSCHEMA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangeEventOperation.
+const (
+	ChangeEventOperationADD        ChangeEventOperation = "ADD"
+	ChangeEventOperationCOMPLETED  ChangeEventOperation = "COMPLETED"
+	ChangeEventOperationCREATE     ChangeEventOperation = "CREATE"
+	ChangeEventOperationHARDDELETE ChangeEventOperation = "HARD_DELETE"
+	ChangeEventOperationMODIFY     ChangeEventOperation = "MODIFY"
+	ChangeEventOperationREINSTATE  ChangeEventOperation = "REINSTATE"
+	ChangeEventOperationREMOVE     ChangeEventOperation = "REMOVE"
+	ChangeEventOperationSOFTDELETE ChangeEventOperation = "SOFT_DELETE"
+	ChangeEventOperationSTARTED    ChangeEventOperation = "STARTED"
+)
+
+// Valid indicates whether the value is a known member of the ChangeEventOperation enum.
+func (e ChangeEventOperation) Valid() bool {
+	switch e {
+	case ChangeEventOperationADD:
+		return true
+	case ChangeEventOperationCOMPLETED:
+		return true
+	case ChangeEventOperationCREATE:
+		return true
+	case ChangeEventOperationHARDDELETE:
+		return true
+	case ChangeEventOperationMODIFY:
+		return true
+	case ChangeEventOperationREINSTATE:
+		return true
+	case ChangeEventOperationREMOVE:
+		return true
+	case ChangeEventOperationSOFTDELETE:
+		return true
+	case ChangeEventOperationSTARTED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChangeType.
 const (
-	CREATE       ChangeType = "CREATE"
-	CREATEENTITY ChangeType = "CREATE_ENTITY"
-	DELETE       ChangeType = "DELETE"
-	PATCH        ChangeType = "PATCH"
-	RESTATE      ChangeType = "RESTATE"
-	UPDATE       ChangeType = "UPDATE"
-	UPSERT       ChangeType = "UPSERT"
+	ChangeTypeCREATE       ChangeType = "CREATE"
+	ChangeTypeCREATEENTITY ChangeType = "CREATE_ENTITY"
+	ChangeTypeDELETE       ChangeType = "DELETE"
+	ChangeTypePATCH        ChangeType = "PATCH"
+	ChangeTypeRESTATE      ChangeType = "RESTATE"
+	ChangeTypeUPDATE       ChangeType = "UPDATE"
+	ChangeTypeUPSERT       ChangeType = "UPSERT"
 )
 
 // Valid indicates whether the value is a known member of the ChangeType enum.
 func (e ChangeType) Valid() bool {
 	switch e {
-	case CREATE:
+	case ChangeTypeCREATE:
 		return true
-	case CREATEENTITY:
+	case ChangeTypeCREATEENTITY:
 		return true
-	case DELETE:
+	case ChangeTypeDELETE:
 		return true
-	case PATCH:
+	case ChangeTypePATCH:
 		return true
-	case RESTATE:
+	case ChangeTypeRESTATE:
 		return true
-	case UPDATE:
+	case ChangeTypeUPDATE:
 		return true
-	case UPSERT:
+	case ChangeTypeUPSERT:
 		return true
 	default:
 		return false
@@ -85,6 +166,21 @@ func (e EventSource) Valid() bool {
 	case RESTLI:
 		return true
 	case SSOSCIM:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExternalEventContentType.
+const (
+	Applicationjson ExternalEventContentType = "application/json"
+)
+
+// Valid indicates whether the value is a known member of the ExternalEventContentType enum.
+func (e ExternalEventContentType) Valid() bool {
+	switch e {
+	case Applicationjson:
 		return true
 	default:
 		return false
@@ -118,6 +214,54 @@ func (e LoginSource) Valid() bool {
 	case SIGNUPLINKLOGIN:
 		return true
 	case SSOLOGIN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchOperationOp.
+const (
+	Add     PatchOperationOp = "add"
+	Remove  PatchOperationOp = "remove"
+	Replace PatchOperationOp = "replace"
+)
+
+// Valid indicates whether the value is a known member of the PatchOperationOp enum.
+func (e PatchOperationOp) Valid() bool {
+	switch e {
+	case Add:
+		return true
+	case Remove:
+		return true
+	case Replace:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SemanticChangeType.
+const (
+	SemanticChangeTypeEXCEPTIONAL SemanticChangeType = "EXCEPTIONAL"
+	SemanticChangeTypeMAJOR       SemanticChangeType = "MAJOR"
+	SemanticChangeTypeMINOR       SemanticChangeType = "MINOR"
+	SemanticChangeTypeNONE        SemanticChangeType = "NONE"
+	SemanticChangeTypePATCH       SemanticChangeType = "PATCH"
+)
+
+// Valid indicates whether the value is a known member of the SemanticChangeType enum.
+func (e SemanticChangeType) Valid() bool {
+	switch e {
+	case SemanticChangeTypeEXCEPTIONAL:
+		return true
+	case SemanticChangeTypeMAJOR:
+		return true
+	case SemanticChangeTypeMINOR:
+		return true
+	case SemanticChangeTypeNONE:
+		return true
+	case SemanticChangeTypePATCH:
 		return true
 	default:
 		return false
@@ -256,6 +400,21 @@ const (
 func (e GmsOperationsActionParamsAction) Valid() bool {
 	switch e {
 	case GmsOperationsActionParamsActionRestoreIndices:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PollEventsParamsTopic.
+const (
+	PlatformEventV1 PollEventsParamsTopic = "PlatformEvent_v1"
+)
+
+// Valid indicates whether the value is a known member of the PollEventsParamsTopic enum.
+func (e PollEventsParamsTopic) Valid() bool {
+	switch e {
+	case PlatformEventV1:
 		return true
 	default:
 		return false
@@ -470,6 +629,49 @@ type BrowseResultMetadata struct {
 	TotalNumEntities int64 `json:"totalNumEntities"`
 }
 
+// ChangeCategory defines model for ChangeCategory.
+type ChangeCategory string
+
+// ChangeEvent defines model for ChangeEvent.
+type ChangeEvent struct {
+	Category    *ChangeCategory `json:"category,omitempty"`
+	Description *string         `json:"description,omitempty"`
+
+	// EntityUrn A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	EntityUrn *Urn `json:"entityUrn,omitempty"`
+
+	// Modifier What changed, e.g. the tag URN or the schema field URN.
+	Modifier  *string               `json:"modifier,omitempty"`
+	Operation *ChangeEventOperation `json:"operation,omitempty"`
+
+	// Parameters Details by category, e.g. `fieldPath`, `fieldUrn`, `nullable`, `modificationCategory`.
+	Parameters   *map[string]interface{} `json:"parameters,omitempty"`
+	SemVerChange *SemanticChangeType     `json:"semVerChange,omitempty"`
+}
+
+// ChangeEventOperation defines model for ChangeEvent.Operation.
+type ChangeEventOperation string
+
+// ChangeTransaction defines model for ChangeTransaction.
+type ChangeTransaction struct {
+	// Actor A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Actor        *Urn              `json:"actor,omitempty"`
+	ChangeEvents []ChangeEvent     `json:"changeEvents"`
+	RawDiff      *[]PatchOperation `json:"rawDiff,omitempty"`
+
+	// SemVer Computed semantic version, e.g. `1.2.0-computed`.
+	SemVer       string             `json:"semVer"`
+	SemVerChange SemanticChangeType `json:"semVerChange"`
+	Timestamp    int64              `json:"timestamp"`
+
+	// VersionStamp The version of every aspect at that time, `aspect:version;...`.
+	VersionStamp *string `json:"versionStamp,omitempty"`
+}
+
 // ChangeType defines model for ChangeType.
 type ChangeType string
 
@@ -598,6 +800,26 @@ type EnvelopedAspect struct {
 
 // EventSource defines model for EventSource.
 type EventSource string
+
+// ExternalEvent defines model for ExternalEvent.
+type ExternalEvent struct {
+	ContentType ExternalEventContentType `json:"contentType"`
+
+	// Value The PlatformEvent record, as JSON text.
+	Value string `json:"value"`
+}
+
+// ExternalEventContentType defines model for ExternalEvent.ContentType.
+type ExternalEventContentType string
+
+// ExternalEventsResponse Example: {"count":1,"events":[{"contentType":"application/json","value":"{\"header\":{\"timestampMillis\":1700000000000},\"name\":\"entityChangeEvent\",\"payload\":{\"value\":\"{\\\"entityType\\\":\\\"dataset\\\",\\\"entityUrn\\\":\\\"urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)\\\",\\\"category\\\":\\\"TAG\\\",\\\"operation\\\":\\\"ADD\\\",\\\"modifier\\\":\\\"urn:li:tag:pii\\\",\\\"parameters\\\":{\\\"tagUrn\\\":\\\"urn:li:tag:pii\\\"},\\\"auditStamp\\\":{\\\"actor\\\":\\\"urn:li:corpuser:datahub\\\",\\\"time\\\":1700000000000},\\\"version\\\":0}\",\"contentType\":\"application/json\"}}"}],"offsetId":"eyJQbGF0Zm9ybUV2ZW50X3YxLTAiOjJ9"}
+type ExternalEventsResponse struct {
+	Count  int64           `json:"count"`
+	Events []ExternalEvent `json:"events"`
+
+	// OffsetId Where the next poll continues.
+	OffsetId string `json:"offsetId"`
+}
 
 // Filter `or` of `and` groups of criteria.
 //
@@ -841,6 +1063,16 @@ type OperationsActionResult struct {
 	union json.RawMessage
 }
 
+// PatchOperation defines model for PatchOperation.
+type PatchOperation struct {
+	Op    PatchOperationOp `json:"op"`
+	Path  string           `json:"path"`
+	Value interface{}      `json:"value,omitempty"`
+}
+
+// PatchOperationOp defines model for PatchOperation.Op.
+type PatchOperationOp string
+
 // RestliError rest.li `ErrorResponse`. `exceptionClass` is e.g.
 // `com.linkedin.restli.server.RestLiServiceException`; `stackTrace` is a Java-style trace.
 //
@@ -956,6 +1188,9 @@ type SearchResultMetadata struct {
 	SearchResultMetadatas []AggregationMetadata `json:"searchResultMetadatas"`
 	Urns                  []string              `json:"urns"`
 }
+
+// SemanticChangeType defines model for SemanticChangeType.
+type SemanticChangeType string
 
 // ServerConfig Server configuration as read by DataHub clients; extra keys are allowed.
 //
@@ -1269,6 +1504,42 @@ type SearchAuditEventsParams struct {
 
 	// IncludeRaw Include `rawUsageEvent` in each event.
 	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
+}
+
+// PollEventsParams defines parameters for PollEvents.
+type PollEventsParams struct {
+	// Topic The topic; the one topic is `PlatformEvent_v1`.
+	Topic PollEventsParamsTopic `form:"topic" json:"topic"`
+
+	// OffsetId Where to continue (`offsetId` of the previous answer).
+	OffsetId *string `form:"offsetId,omitempty" json:"offsetId,omitempty"`
+
+	// Limit Most events in the answer (at most 5000).
+	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// PollTimeoutSeconds Longest wait for events, in seconds (at most 60).
+	PollTimeoutSeconds *int32 `form:"pollTimeoutSeconds,omitempty" json:"pollTimeoutSeconds,omitempty"`
+
+	// LookbackWindowDays Without `offsetId`, start with the events of the last this many days.
+	LookbackWindowDays *int32 `form:"lookbackWindowDays,omitempty" json:"lookbackWindowDays,omitempty"`
+}
+
+// PollEventsParamsTopic defines parameters for PollEvents.
+type PollEventsParamsTopic string
+
+// GetTimelineParams defines parameters for GetTimeline.
+type GetTimelineParams struct {
+	// Categories Change categories, repeated or comma-separated.
+	Categories []ChangeCategory `form:"categories" json:"categories"`
+
+	// StartTime Start of the window, epoch ms; -1 = seven days before `endTime`.
+	StartTime *int64 `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime End of the window, epoch ms; 0 = now.
+	EndTime *int64 `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// Raw Add each transaction's JSON Patch from the version before (`rawDiff`).
+	Raw *bool `form:"raw,omitempty" json:"raw,omitempty"`
 }
 
 // PostEntitiesV3JSONBody defines parameters for PostEntitiesV3.
@@ -2893,6 +3164,46 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PollEvents Read the platform event stream
+	//
+	// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+	// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+	// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+	// Each event's `value` is a `PlatformEvent` record as a JSON string:
+	// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+	// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+	// `modifier`, `parameters`, `auditStamp` and `version`.
+	//
+	// Send the `offsetId` of the previous answer to continue where it ended: every committed
+	// change is delivered once, in commit order, across restarts, and a rolled-back write
+	// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+	// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+	// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+	// the server's `--event-retention` (default 7 days); an offset older than that continues
+	// from the oldest event kept. Needs the Get Platform Events privilege
+	// (`GET_PLATFORM_EVENTS`), 403 without it.
+	//
+	// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+	PollEvents(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTimeline The change history of an entity
+	//
+	// The transactions that changed a dataset or glossary term in the given categories within
+	// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+	// each version is compared with the one before it (the first with nothing). Categories of
+	// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+	// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+	// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+	// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+	// or changed type is major, an addition minor, a changed description a patch) and the
+	// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+	// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+	// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+	//
+	// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+	GetTimeline(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PostEntitiesV3WithBody Upsert entities (OpenAPI v3)
 	//
 	// Upserts every aspect of every entity of the array in one transaction (all or nothing)
@@ -3543,6 +3854,66 @@ func (c *Client) SearchAuditEventsWithBody(ctx context.Context, params *SearchAu
 // Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 func (c *Client) SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSearchAuditEventsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PollEvents Read the platform event stream
+//
+// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+// Each event's `value` is a `PlatformEvent` record as a JSON string:
+// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+// `modifier`, `parameters`, `auditStamp` and `version`.
+//
+// Send the `offsetId` of the previous answer to continue where it ended: every committed
+// change is delivered once, in commit order, across restarts, and a rolled-back write
+// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+// the server's `--event-retention` (default 7 days); an offset older than that continues
+// from the oldest event kept. Needs the Get Platform Events privilege
+// (`GET_PLATFORM_EVENTS`), 403 without it.
+//
+// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+func (c *Client) PollEvents(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPollEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTimeline The change history of an entity
+//
+// The transactions that changed a dataset or glossary term in the given categories within
+// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+// each version is compared with the one before it (the first with nothing). Categories of
+// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+// or changed type is major, an addition minor, a changed description a patch) and the
+// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+//
+// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+func (c *Client) GetTimeline(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTimelineRequest(c.Server, urn, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4763,6 +5134,201 @@ func NewSearchAuditEventsRequestWithBody(server string, params *SearchAuditEvent
 	return req, nil
 }
 
+// NewPollEventsRequest constructs an http.Request for the PollEvents method
+func NewPollEventsRequest(server string, params *PollEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/events/poll")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "topic", params.Topic, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.OffsetId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offsetId", *params.OffsetId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PollTimeoutSeconds != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pollTimeoutSeconds", *params.PollTimeoutSeconds, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LookbackWindowDays != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lookbackWindowDays", *params.LookbackWindowDays, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTimelineRequest constructs an http.Request for the GetTimeline method
+func NewGetTimelineRequest(server string, urn UrnPath, params *GetTimelineParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/timeline/v1/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Categories != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "categories", params.Categories, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StartTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "startTime", *params.StartTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endTime", *params.EndTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Raw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "raw", *params.Raw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPostEntitiesV3Request calls the generic PostEntitiesV3 builder with application/json body
 func NewPostEntitiesV3Request(server string, entityName V3EntityName, params *PostEntitiesV3Params, body PostEntitiesV3JSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5585,6 +6151,50 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEventsWithResponse(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchAuditEventsResponse, error)
+
+	// PollEventsWithResponse Read the platform event stream
+	//
+	// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+	// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+	// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+	// Each event's `value` is a `PlatformEvent` record as a JSON string:
+	// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+	// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+	// `modifier`, `parameters`, `auditStamp` and `version`.
+	//
+	// Send the `offsetId` of the previous answer to continue where it ended: every committed
+	// change is delivered once, in commit order, across restarts, and a rolled-back write
+	// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+	// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+	// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+	// the server's `--event-retention` (default 7 days); an offset older than that continues
+	// from the oldest event kept. Needs the Get Platform Events privilege
+	// (`GET_PLATFORM_EVENTS`), 403 without it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+	PollEventsWithResponse(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*PollEventsResponse, error)
+
+	// GetTimelineWithResponse The change history of an entity
+	//
+	// The transactions that changed a dataset or glossary term in the given categories within
+	// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+	// each version is compared with the one before it (the first with nothing). Categories of
+	// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+	// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+	// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+	// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+	// or changed type is major, an addition minor, a changed description a patch) and the
+	// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+	// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+	// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+	GetTimelineWithResponse(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*GetTimelineResponse, error)
 
 	// PostEntitiesV3WithBodyWithResponse Upsert entities (OpenAPI v3)
 	//
@@ -6856,6 +7466,148 @@ func (r SearchAuditEventsResponse) ContentType() string {
 	return ""
 }
 
+// PollEventsResponse4XXHeaders the declared response headers of an HTTP 4XX response for PollEvents
+type PollEventsResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// PollEventsResponse5XXHeaders the declared response headers of an HTTP 5XX response for PollEvents
+type PollEventsResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type PollEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExternalEventsResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *PollEventsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *PollEventsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PollEventsResponse) GetJSON200() *ExternalEventsResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r PollEventsResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r PollEventsResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r PollEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PollEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PollEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PollEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTimelineResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetTimeline
+type GetTimelineResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// GetTimelineResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetTimeline
+type GetTimelineResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type GetTimelineResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]ChangeTransaction
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetTimelineResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetTimelineResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTimelineResponse) GetJSON200() *[]ChangeTransaction {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetTimelineResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetTimelineResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTimelineResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTimelineResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTimelineResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTimelineResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostEntitiesV3Response4XXHeaders the declared response headers of an HTTP 4XX response for PostEntitiesV3
 type PostEntitiesV3Response4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -7747,6 +8499,62 @@ func (c *ClientWithResponses) SearchAuditEventsWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseSearchAuditEventsResponse(rsp)
+}
+
+// PollEventsWithResponse Read the platform event stream
+//
+// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+// Each event's `value` is a `PlatformEvent` record as a JSON string:
+// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+// `modifier`, `parameters`, `auditStamp` and `version`.
+//
+// Send the `offsetId` of the previous answer to continue where it ended: every committed
+// change is delivered once, in commit order, across restarts, and a rolled-back write
+// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+// the server's `--event-retention` (default 7 days); an offset older than that continues
+// from the oldest event kept. Needs the Get Platform Events privilege
+// (`GET_PLATFORM_EVENTS`), 403 without it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+func (c *ClientWithResponses) PollEventsWithResponse(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*PollEventsResponse, error) {
+	rsp, err := c.PollEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePollEventsResponse(rsp)
+}
+
+// GetTimelineWithResponse The change history of an entity
+//
+// The transactions that changed a dataset or glossary term in the given categories within
+// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+// each version is compared with the one before it (the first with nothing). Categories of
+// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+// or changed type is major, an addition minor, a changed description a patch) and the
+// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+func (c *ClientWithResponses) GetTimelineWithResponse(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*GetTimelineResponse, error) {
+	rsp, err := c.GetTimeline(ctx, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTimelineResponse(rsp)
 }
 
 // PostEntitiesV3WithBodyWithResponse Upsert entities (OpenAPI v3)
@@ -9133,6 +9941,160 @@ func ParseSearchAuditEventsResponse(rsp *http.Response) (*SearchAuditEventsRespo
 		response.Headers4XX = &headers
 	case rsp.StatusCode/100 == 5:
 		var headers SearchAuditEventsResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePollEventsResponse parses an HTTP response from a PollEventsWithResponse call
+func ParsePollEventsResponse(rsp *http.Response) (*PollEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PollEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExternalEventsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers PollEventsResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers PollEventsResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTimelineResponse parses an HTTP response from a GetTimelineWithResponse call
+func ParseGetTimelineResponse(rsp *http.Response) (*GetTimelineResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTimelineResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []ChangeTransaction
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetTimelineResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetTimelineResponse5XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
