@@ -215,6 +215,12 @@ func routeCases() map[string]routeCase {
 		"POST /gms/operations?action=restoreIndices": {method: "POST", path: "/gms/operations?action=restoreIndices", body: restore, privileged: true},
 		"POST /logIn":                          {method: "POST", path: "/logIn", body: map[string]any{"username": "datahub", "password": testRootPassword}},
 		"POST /openapi/v1/events/audit/search": {method: "POST", path: "/openapi/v1/events/audit/search", body: map[string]any{}, privileged: true},
+		"GET /openapi/v1/events/poll":          {method: "GET", path: "/openapi/v1/events/poll?topic=PlatformEvent_v1&pollTimeoutSeconds=0", privileged: true},
+		"GET /openapi/v2/timeline/v1/{urn}":    {method: "GET", path: "/openapi/v2/timeline/v1/" + enc + "?categories=TAG"},
+		"POST /usageStats?action=batchIngest": {method: "POST", path: "/usageStats?action=batchIngest", privileged: true, body: map[string]any{"buckets": []any{
+			map[string]any{"bucket": 1700006400000, "duration": "DAY", "resource": ds, "metrics": map[string]any{"totalSqlQueries": 1}}}}},
+		"POST /usageStats?action=query":      {method: "POST", path: "/usageStats?action=query", body: map[string]any{"resource": ds, "duration": "DAY"}},
+		"POST /usageStats?action=queryRange": {method: "POST", path: "/usageStats?action=queryRange", body: map[string]any{"resource": ds, "duration": "DAY", "rangeFromEnd": "ALL"}},
 		"POST /openapi/v3/entity/{entityName}": {method: "POST", path: "/openapi/v3/entity/dataset?async=false", privileged: true,
 			body: []any{map[string]any{"urn": ds, "status": map[string]any{"value": map[string]any{"removed": false}}}}},
 		"POST /operations?action=restoreIndices": {method: "POST", path: "/operations?action=restoreIndices", body: restore, privileged: true},

@@ -139,6 +139,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeRelationships()
 	api.RegisterSearch(ss.service, ss.restorer)
 	api.ServeTimeseries()
+	api.ServeUsage()
 	gql := graphql.New(graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
 		Auth: authSvc, Actor: actorOf, MaxBody: *maxBody,

@@ -301,6 +301,66 @@ func (e SortCriterionOrder) Valid() bool {
 	}
 }
 
+// Defines values for UsageQueryRangeRequestRangeFromEnd.
+const (
+	UsageQueryRangeRequestRangeFromEndALL     UsageQueryRangeRequestRangeFromEnd = "ALL"
+	UsageQueryRangeRequestRangeFromEndDAY     UsageQueryRangeRequestRangeFromEnd = "DAY"
+	UsageQueryRangeRequestRangeFromEndHOUR    UsageQueryRangeRequestRangeFromEnd = "HOUR"
+	UsageQueryRangeRequestRangeFromEndMONTH   UsageQueryRangeRequestRangeFromEnd = "MONTH"
+	UsageQueryRangeRequestRangeFromEndQUARTER UsageQueryRangeRequestRangeFromEnd = "QUARTER"
+	UsageQueryRangeRequestRangeFromEndWEEK    UsageQueryRangeRequestRangeFromEnd = "WEEK"
+	UsageQueryRangeRequestRangeFromEndYEAR    UsageQueryRangeRequestRangeFromEnd = "YEAR"
+)
+
+// Valid indicates whether the value is a known member of the UsageQueryRangeRequestRangeFromEnd enum.
+func (e UsageQueryRangeRequestRangeFromEnd) Valid() bool {
+	switch e {
+	case UsageQueryRangeRequestRangeFromEndALL:
+		return true
+	case UsageQueryRangeRequestRangeFromEndDAY:
+		return true
+	case UsageQueryRangeRequestRangeFromEndHOUR:
+		return true
+	case UsageQueryRangeRequestRangeFromEndMONTH:
+		return true
+	case UsageQueryRangeRequestRangeFromEndQUARTER:
+		return true
+	case UsageQueryRangeRequestRangeFromEndWEEK:
+		return true
+	case UsageQueryRangeRequestRangeFromEndYEAR:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WindowDuration.
+const (
+	WindowDurationDAY   WindowDuration = "DAY"
+	WindowDurationHOUR  WindowDuration = "HOUR"
+	WindowDurationMONTH WindowDuration = "MONTH"
+	WindowDurationWEEK  WindowDuration = "WEEK"
+	WindowDurationYEAR  WindowDuration = "YEAR"
+)
+
+// Valid indicates whether the value is a known member of the WindowDuration enum.
+func (e WindowDuration) Valid() bool {
+	switch e {
+	case WindowDurationDAY:
+		return true
+	case WindowDurationHOUR:
+		return true
+	case WindowDurationMONTH:
+		return true
+	case WindowDurationWEEK:
+		return true
+	case WindowDurationYEAR:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OperationsAction.
 const (
 	OperationsActionRestoreIndices OperationsAction = "restoreIndices"
@@ -357,34 +417,34 @@ func (e AspectsActionParamsAction) Valid() bool {
 
 // Defines values for EntitiesActionParamsAction.
 const (
-	Autocomplete         EntitiesActionParamsAction = "autocomplete"
-	BatchIngest          EntitiesActionParamsAction = "batchIngest"
-	Browse               EntitiesActionParamsAction = "browse"
-	Delete               EntitiesActionParamsAction = "delete"
-	Ingest               EntitiesActionParamsAction = "ingest"
-	ListUrns             EntitiesActionParamsAction = "listUrns"
-	Search               EntitiesActionParamsAction = "search"
-	SearchAcrossEntities EntitiesActionParamsAction = "searchAcrossEntities"
+	EntitiesActionParamsActionAutocomplete         EntitiesActionParamsAction = "autocomplete"
+	EntitiesActionParamsActionBatchIngest          EntitiesActionParamsAction = "batchIngest"
+	EntitiesActionParamsActionBrowse               EntitiesActionParamsAction = "browse"
+	EntitiesActionParamsActionDelete               EntitiesActionParamsAction = "delete"
+	EntitiesActionParamsActionIngest               EntitiesActionParamsAction = "ingest"
+	EntitiesActionParamsActionListUrns             EntitiesActionParamsAction = "listUrns"
+	EntitiesActionParamsActionSearch               EntitiesActionParamsAction = "search"
+	EntitiesActionParamsActionSearchAcrossEntities EntitiesActionParamsAction = "searchAcrossEntities"
 )
 
 // Valid indicates whether the value is a known member of the EntitiesActionParamsAction enum.
 func (e EntitiesActionParamsAction) Valid() bool {
 	switch e {
-	case Autocomplete:
+	case EntitiesActionParamsActionAutocomplete:
 		return true
-	case BatchIngest:
+	case EntitiesActionParamsActionBatchIngest:
 		return true
-	case Browse:
+	case EntitiesActionParamsActionBrowse:
 		return true
-	case Delete:
+	case EntitiesActionParamsActionDelete:
 		return true
-	case Ingest:
+	case EntitiesActionParamsActionIngest:
 		return true
-	case ListUrns:
+	case EntitiesActionParamsActionListUrns:
 		return true
-	case Search:
+	case EntitiesActionParamsActionSearch:
 		return true
-	case SearchAcrossEntities:
+	case EntitiesActionParamsActionSearchAcrossEntities:
 		return true
 	default:
 		return false
@@ -448,6 +508,27 @@ func (e GetRelationshipsParamsDirection) Valid() bool {
 	case INCOMING:
 		return true
 	case OUTGOING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UsageStatsActionParamsAction.
+const (
+	UsageStatsActionParamsActionBatchIngest UsageStatsActionParamsAction = "batchIngest"
+	UsageStatsActionParamsActionQuery       UsageStatsActionParamsAction = "query"
+	UsageStatsActionParamsActionQueryRange  UsageStatsActionParamsAction = "queryRange"
+)
+
+// Valid indicates whether the value is a known member of the UsageStatsActionParamsAction enum.
+func (e UsageStatsActionParamsAction) Valid() bool {
+	switch e {
+	case UsageStatsActionParamsActionBatchIngest:
+		return true
+	case UsageStatsActionParamsActionQuery:
+		return true
+	case UsageStatsActionParamsActionQueryRange:
 		return true
 	default:
 		return false
@@ -819,6 +900,12 @@ type ExternalEventsResponse struct {
 
 	// OffsetId Where the next poll continues.
 	OffsetId string `json:"offsetId"`
+}
+
+// FieldUsageCounts defines model for FieldUsageCounts.
+type FieldUsageCounts struct {
+	Count     int32  `json:"count"`
+	FieldName string `json:"fieldName"`
 }
 
 // Filter `or` of `and` groups of criteria.
@@ -1290,6 +1377,33 @@ type TimeseriesEnvelopedAspect struct {
 // Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
 type Urn = string
 
+// UsageAggregation defines model for UsageAggregation.
+type UsageAggregation struct {
+	// Bucket Start of the bucket, epoch ms.
+	Bucket   int64                   `json:"bucket"`
+	Duration WindowDuration          `json:"duration"`
+	Metrics  UsageAggregationMetrics `json:"metrics"`
+
+	// Resource A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Resource Urn `json:"resource"`
+}
+
+// UsageAggregationMetrics defines model for UsageAggregationMetrics.
+type UsageAggregationMetrics struct {
+	Fields          *[]FieldUsageCounts `json:"fields,omitempty"`
+	TopSqlQueries   *[]string           `json:"topSqlQueries,omitempty"`
+	TotalSqlQueries *int32              `json:"totalSqlQueries,omitempty"`
+	UniqueUserCount *int32              `json:"uniqueUserCount,omitempty"`
+	Users           *[]UserUsageCounts  `json:"users,omitempty"`
+}
+
+// UsageBatchIngestRequest defines model for UsageBatchIngestRequest.
+type UsageBatchIngestRequest struct {
+	Buckets []UsageAggregation `json:"buckets"`
+}
+
 // UsageEventResult One audit event. Entity events (EntityEvent, UpdateAspectEvent, DeleteEntityEvent,
 // Create/UpdateUserEvent, Create/RevokeAccessTokenEvent, Create/Update/DeletePolicyEvent,
 // Create/UpdateIngestionSourceEvent) add `entityUrn`, `entityType`, `aspectName`;
@@ -1307,6 +1421,60 @@ type UsageEventResult struct {
 	TelemetryTraceId *string                 `json:"telemetryTraceId,omitempty"`
 	Timestamp        int64                   `json:"timestamp"`
 	UserAgent        *string                 `json:"userAgent,omitempty"`
+}
+
+// UsageQueryRangeRequest defines model for UsageQueryRangeRequest.
+type UsageQueryRangeRequest struct {
+	Duration     WindowDuration                     `json:"duration"`
+	RangeFromEnd UsageQueryRangeRequestRangeFromEnd `json:"rangeFromEnd"`
+
+	// Resource A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Resource Urn `json:"resource"`
+}
+
+// UsageQueryRangeRequestRangeFromEnd defines model for UsageQueryRangeRequest.RangeFromEnd.
+type UsageQueryRangeRequestRangeFromEnd string
+
+// UsageQueryRequest defines model for UsageQueryRequest.
+type UsageQueryRequest struct {
+	Duration   WindowDuration `json:"duration"`
+	EndTime    *int64         `json:"endTime,omitempty"`
+	MaxBuckets *int32         `json:"maxBuckets,omitempty"`
+
+	// Resource A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Resource  Urn    `json:"resource"`
+	StartTime *int64 `json:"startTime,omitempty"`
+}
+
+// UsageQueryResponse defines model for UsageQueryResponse.
+type UsageQueryResponse struct {
+	Value UsageQueryResult `json:"value"`
+}
+
+// UsageQueryResult defines model for UsageQueryResult.
+type UsageQueryResult struct {
+	Aggregations struct {
+		Fields          *[]FieldUsageCounts `json:"fields,omitempty"`
+		TotalSqlQueries *int32              `json:"totalSqlQueries,omitempty"`
+		UniqueUserCount *int32              `json:"uniqueUserCount,omitempty"`
+		Users           *[]UserUsageCounts  `json:"users,omitempty"`
+	} `json:"aggregations"`
+	Buckets *[]UsageAggregation `json:"buckets,omitempty"`
+}
+
+// UserUsageCounts defines model for UserUsageCounts.
+type UserUsageCounts struct {
+	Count int32 `json:"count"`
+
+	// User A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	User      *Urn    `json:"user,omitempty"`
+	UserEmail *string `json:"userEmail,omitempty"`
 }
 
 // V3AspectEnvelope One aspect of an OpenAPI v3 entity.
@@ -1339,6 +1507,9 @@ type VersionedAspect struct {
 	Aspect  AspectUnion `json:"aspect"`
 	Version int64       `json:"version"`
 }
+
+// WindowDuration defines model for WindowDuration.
+type WindowDuration string
 
 // AspectsQuery defines model for AspectsQuery.
 type AspectsQuery = []string
@@ -1595,6 +1766,22 @@ type GetRelationshipsParams struct {
 // GetRelationshipsParamsDirection defines parameters for GetRelationships.
 type GetRelationshipsParamsDirection string
 
+// UsageStatsActionJSONBody defines parameters for UsageStatsAction.
+type UsageStatsActionJSONBody struct {
+	union json.RawMessage
+}
+
+// UsageStatsActionParams defines parameters for UsageStatsAction.
+type UsageStatsActionParams struct {
+	Action UsageStatsActionParamsAction `form:"action" json:"action"`
+
+	// XRestLiProtocolVersion rest.li protocol version; DataHub clients send `2.0.0`. Absent = 1.0.0.
+	XRestLiProtocolVersion *RestliProtocolVersion `json:"X-RestLi-Protocol-Version,omitempty"`
+}
+
+// UsageStatsActionParamsAction defines parameters for UsageStatsAction.
+type UsageStatsActionParamsAction string
+
 // ApiGmsOperationsActionJSONRequestBody defines body for ApiGmsOperationsAction for application/json ContentType.
 type ApiGmsOperationsActionJSONRequestBody = OperationsActionRequest
 
@@ -1624,6 +1811,9 @@ type PostEntitiesV3JSONRequestBody = PostEntitiesV3JSONBody
 
 // OperationsActionJSONRequestBody defines body for OperationsAction for application/json ContentType.
 type OperationsActionJSONRequestBody = OperationsActionRequest
+
+// UsageStatsActionJSONRequestBody defines body for UsageStatsAction for application/json ContentType.
+type UsageStatsActionJSONRequestBody UsageStatsActionJSONBody
 
 // Getter for additional properties for ServerConfig. Returns the specified
 // element and whether it was found
@@ -2761,6 +2951,94 @@ func (t *OperationsActionResult) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsUsageBatchIngestRequest returns the union data inside the UsageStatsActionJSONBody as a UsageBatchIngestRequest
+func (t UsageStatsActionJSONBody) AsUsageBatchIngestRequest() (UsageBatchIngestRequest, error) {
+	var body UsageBatchIngestRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUsageBatchIngestRequest overwrites any union data inside the UsageStatsActionJSONBody as the provided UsageBatchIngestRequest
+func (t *UsageStatsActionJSONBody) FromUsageBatchIngestRequest(v UsageBatchIngestRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUsageBatchIngestRequest performs a merge with any union data inside the UsageStatsActionJSONBody, using the provided UsageBatchIngestRequest
+func (t *UsageStatsActionJSONBody) MergeUsageBatchIngestRequest(v UsageBatchIngestRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUsageQueryRequest returns the union data inside the UsageStatsActionJSONBody as a UsageQueryRequest
+func (t UsageStatsActionJSONBody) AsUsageQueryRequest() (UsageQueryRequest, error) {
+	var body UsageQueryRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUsageQueryRequest overwrites any union data inside the UsageStatsActionJSONBody as the provided UsageQueryRequest
+func (t *UsageStatsActionJSONBody) FromUsageQueryRequest(v UsageQueryRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUsageQueryRequest performs a merge with any union data inside the UsageStatsActionJSONBody, using the provided UsageQueryRequest
+func (t *UsageStatsActionJSONBody) MergeUsageQueryRequest(v UsageQueryRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUsageQueryRangeRequest returns the union data inside the UsageStatsActionJSONBody as a UsageQueryRangeRequest
+func (t UsageStatsActionJSONBody) AsUsageQueryRangeRequest() (UsageQueryRangeRequest, error) {
+	var body UsageQueryRangeRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUsageQueryRangeRequest overwrites any union data inside the UsageStatsActionJSONBody as the provided UsageQueryRangeRequest
+func (t *UsageStatsActionJSONBody) FromUsageQueryRangeRequest(v UsageQueryRangeRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUsageQueryRangeRequest performs a merge with any union data inside the UsageStatsActionJSONBody, using the provided UsageQueryRangeRequest
+func (t *UsageStatsActionJSONBody) MergeUsageQueryRangeRequest(v UsageQueryRangeRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UsageStatsActionJSONBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UsageStatsActionJSONBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -3283,6 +3561,52 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UsageStatsActionWithBody rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsActionWithBody(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UsageStatsAction rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsAction(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ApiGmsOperationsActionWithBody rest.li actions on the operations resource (/api/gms prefix)
@@ -4074,6 +4398,72 @@ func (c *Client) GetRelationships(ctx context.Context, params *GetRelationshipsP
 // Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 func (c *Client) RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRestliDocsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UsageStatsActionWithBody rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *Client) UsageStatsActionWithBody(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUsageStatsActionRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UsageStatsAction rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *Client) UsageStatsAction(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUsageStatsActionRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5761,6 +6151,84 @@ func NewRestliDocsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewUsageStatsActionRequest calls the generic UsageStatsAction builder with application/json body
+func NewUsageStatsActionRequest(server string, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUsageStatsActionRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewUsageStatsActionRequestWithBody constructs an http.Request for the UsageStatsAction method, with any body, and a specified content type
+func NewUsageStatsActionRequestWithBody(server string, params *UsageStatsActionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/usageStats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRestLiProtocolVersion != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-RestLi-Protocol-Version", *params.XRestLiProtocolVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-RestLi-Protocol-Version", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -6283,6 +6751,52 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RestliDocsResponse, error)
+
+	// UsageStatsActionWithBodyWithResponse rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsActionWithBodyWithResponse(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error)
+
+	// UsageStatsActionWithResponse rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsActionWithResponse(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error)
 }
 
 // ApiGmsOperationsActionResponse200Headers the declared response headers of an HTTP 200 response for ApiGmsOperationsAction
@@ -8004,6 +8518,84 @@ func (r RestliDocsResponse) ContentType() string {
 	return ""
 }
 
+// UsageStatsActionResponse200Headers the declared response headers of an HTTP 200 response for UsageStatsAction
+type UsageStatsActionResponse200Headers struct {
+	XRestLiProtocolVersion *string
+}
+
+// UsageStatsActionResponse4XXHeaders the declared response headers of an HTTP 4XX response for UsageStatsAction
+type UsageStatsActionResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// UsageStatsActionResponse5XXHeaders the declared response headers of an HTTP 5XX response for UsageStatsAction
+type UsageStatsActionResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type UsageStatsActionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UsageQueryResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UsageStatsActionResponse200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *UsageStatsActionResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *UsageStatsActionResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UsageStatsActionResponse) GetJSON200() *UsageQueryResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r UsageStatsActionResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r UsageStatsActionResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r UsageStatsActionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UsageStatsActionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UsageStatsActionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UsageStatsActionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ApiGmsOperationsActionWithBodyWithResponse rest.li actions on the operations resource (/api/gms prefix)
 //
 // Same as `POST /operations` (the `/api/gms` prefix of the DataHub frontend proxy).
@@ -8691,6 +9283,64 @@ func (c *ClientWithResponses) RestliDocsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseRestliDocsResponse(rsp)
+}
+
+// UsageStatsActionWithBodyWithResponse rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *ClientWithResponses) UsageStatsActionWithBodyWithResponse(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error) {
+	rsp, err := c.UsageStatsActionWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUsageStatsActionResponse(rsp)
+}
+
+// UsageStatsActionWithResponse rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *ClientWithResponses) UsageStatsActionWithResponse(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error) {
+	rsp, err := c.UsageStatsAction(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUsageStatsActionResponse(rsp)
 }
 
 // ParseApiGmsOperationsActionResponse parses an HTTP response from a ApiGmsOperationsActionWithResponse call
@@ -10527,6 +11177,93 @@ func ParseRestliDocsResponse(rsp *http.Response) (*RestliDocsResponse, error) {
 	response := &RestliDocsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseUsageStatsActionResponse parses an HTTP response from a UsageStatsActionWithResponse call
+func ParseUsageStatsActionResponse(rsp *http.Response) (*UsageStatsActionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UsageStatsActionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UsageQueryResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UsageStatsActionResponse200Headers
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers UsageStatsActionResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers UsageStatsActionResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil

@@ -207,6 +207,16 @@ func (s *Service) authorizeRoute(r *http.Request, actor string) (after func(stat
 			}
 			peekJSON(r, &args)
 			return func(status int) { s.recordRestore(ctx, actor, status, args.URN, args.Aspect) }, nil
+		case p == "/usageStats" && (action == "query" || action == "queryRange"):
+			var args struct {
+				Resource string `json:"resource"`
+			}
+			peekJSON(r, &args)
+			res := resourceOf(args.Resource)
+			if err := s.Require(ctx, actor, res, "view entity", viewPrivileges...); err != nil {
+				return nil, err
+			}
+			return nil, s.Require(ctx, actor, res, "view usage", PrivViewDatasetUsage)
 		case action == "getTimeseriesAspectValues":
 			var args struct {
 				URN    string `json:"urn"`
