@@ -20,6 +20,7 @@ import (
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql"
 	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/openlineage"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/restli"
 	"github.com/catalogd/catalogd/internal/store"
@@ -152,6 +153,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	api.HandleFunc("GET "+events.PollPath, stream.PollHandler(restli.WriteError))
 	api.HandleFunc("GET "+timeline.Path, timeline.NewService(db).Handler(restli.WriteError))
+	api.HandleFunc("POST "+openlineage.Path, openlineage.Handler(svc, actorOf, restli.WriteError))
 	webui.Register(api)
 	handler := authSvc.Middleware(auth.MiddlewareConfig{Enabled: *authOn, WriteError: restli.WriteError}, api)
 	srv := &http.Server{

@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for AspectType.
@@ -214,6 +216,36 @@ func (e LoginSource) Valid() bool {
 	case SIGNUPLINKLOGIN:
 		return true
 	case SSOLOGIN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenLineageRunEventEventType.
+const (
+	ABORT    OpenLineageRunEventEventType = "ABORT"
+	COMPLETE OpenLineageRunEventEventType = "COMPLETE"
+	FAIL     OpenLineageRunEventEventType = "FAIL"
+	OTHER    OpenLineageRunEventEventType = "OTHER"
+	RUNNING  OpenLineageRunEventEventType = "RUNNING"
+	START    OpenLineageRunEventEventType = "START"
+)
+
+// Valid indicates whether the value is a known member of the OpenLineageRunEventEventType enum.
+func (e OpenLineageRunEventEventType) Valid() bool {
+	switch e {
+	case ABORT:
+		return true
+	case COMPLETE:
+		return true
+	case FAIL:
+		return true
+	case OTHER:
+		return true
+	case RUNNING:
+		return true
+	case START:
 		return true
 	default:
 		return false
@@ -1140,6 +1172,44 @@ type MetadataChangeProposal struct {
 	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
 }
 
+// OpenLineageDataset defines model for OpenLineageDataset.
+type OpenLineageDataset struct {
+	// Facets Dataset facets; `schema`, `columnLineage` and `symlinks` are read.
+	Facets      *map[string]interface{} `json:"facets,omitempty"`
+	InputFacets *map[string]interface{} `json:"inputFacets,omitempty"`
+
+	// Name Example: food_delivery.public.orders
+	Name string `json:"name"`
+
+	// Namespace Example: postgres://db.example.com:5432
+	Namespace    string                  `json:"namespace"`
+	OutputFacets *map[string]interface{} `json:"outputFacets,omitempty"`
+}
+
+// OpenLineageRunEvent An OpenLineage RunEvent (specification 2-0-2 and earlier).
+type OpenLineageRunEvent struct {
+	EventTime time.Time                     `json:"eventTime"`
+	EventType *OpenLineageRunEventEventType `json:"eventType,omitempty"`
+	Inputs    *[]OpenLineageDataset         `json:"inputs,omitempty"`
+	Job       struct {
+		Facets    *map[string]interface{} `json:"facets,omitempty"`
+		Name      string                  `json:"name"`
+		Namespace string                  `json:"namespace"`
+	} `json:"job"`
+	Outputs *[]OpenLineageDataset `json:"outputs,omitempty"`
+
+	// Producer Example: https://github.com/OpenLineage/OpenLineage/tree/1.9.0/integration/airflow
+	Producer string `json:"producer"`
+	Run      struct {
+		Facets *map[string]interface{} `json:"facets,omitempty"`
+		RunId  openapi_types.UUID      `json:"runId"`
+	} `json:"run"`
+	SchemaURL *string `json:"schemaURL,omitempty"`
+}
+
+// OpenLineageRunEventEventType defines model for OpenLineageRunEvent.EventType.
+type OpenLineageRunEventEventType string
+
 // OperationsActionRequest Body of `POST /operations?action=...`.
 type OperationsActionRequest struct {
 	union json.RawMessage
@@ -1802,6 +1872,9 @@ type GmsOperationsActionJSONRequestBody = OperationsActionRequest
 
 // LogInJSONRequestBody defines body for LogIn for application/json ContentType.
 type LogInJSONRequestBody = LoginRequest
+
+// PostOpenLineageRunEventJSONRequestBody defines body for PostOpenLineageRunEvent for application/json ContentType.
+type PostOpenLineageRunEventJSONRequestBody = OpenLineageRunEvent
 
 // SearchAuditEventsJSONRequestBody defines body for SearchAuditEvents for application/json ContentType.
 type SearchAuditEventsJSONRequestBody = AuditSearchRequest
@@ -3410,6 +3483,48 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPISpec` operationId).
 	GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostOpenLineageRunEventWithBody Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEventWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostOpenLineageRunEvent Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEvent(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SearchAuditEventsWithBody Search audit events
 	//
 	// Searches recorded audit events (logins, creations and updates of users, tokens, policies,
@@ -4126,6 +4241,68 @@ func (c *Client) LogIn(ctx context.Context, body LogInJSONRequestBody, reqEditor
 // Corresponds with GET /openapi.json (the `GetOpenAPISpec` operationId).
 func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPISpecRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostOpenLineageRunEventWithBody Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *Client) PostOpenLineageRunEventWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostOpenLineageRunEventRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostOpenLineageRunEvent Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *Client) PostOpenLineageRunEvent(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostOpenLineageRunEventRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5409,6 +5586,46 @@ func NewGetOpenAPISpecRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPostOpenLineageRunEventRequest calls the generic PostOpenLineageRunEvent builder with application/json body
+func NewPostOpenLineageRunEventRequest(server string, body PostOpenLineageRunEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostOpenLineageRunEventRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostOpenLineageRunEventRequestWithBody constructs an http.Request for the PostOpenLineageRunEvent method, with any body, and a specified content type
+func NewPostOpenLineageRunEventRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/openlineage/api/v1/lineage")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSearchAuditEventsRequest calls the generic SearchAuditEvents builder with application/json body
 func NewSearchAuditEventsRequest(server string, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6587,6 +6804,48 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPISpec` operationId).
 	GetOpenAPISpecWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPISpecResponse, error)
+
+	// PostOpenLineageRunEventWithBodyWithResponse Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEventWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error)
+
+	// PostOpenLineageRunEventWithResponse Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEventWithResponse(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error)
 
 	// SearchAuditEventsWithBodyWithResponse Search audit events
 	//
@@ -7909,6 +8168,70 @@ func (r GetOpenAPISpecResponse) ContentType() string {
 	return ""
 }
 
+// PostOpenLineageRunEventResponse4XXHeaders the declared response headers of an HTTP 4XX response for PostOpenLineageRunEvent
+type PostOpenLineageRunEventResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// PostOpenLineageRunEventResponse5XXHeaders the declared response headers of an HTTP 5XX response for PostOpenLineageRunEvent
+type PostOpenLineageRunEventResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type PostOpenLineageRunEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *PostOpenLineageRunEventResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *PostOpenLineageRunEventResponse5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r PostOpenLineageRunEventResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r PostOpenLineageRunEventResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r PostOpenLineageRunEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostOpenLineageRunEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostOpenLineageRunEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostOpenLineageRunEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SearchAuditEventsResponse4XXHeaders the declared response headers of an HTTP 4XX response for SearchAuditEvents
 type SearchAuditEventsResponse4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -9047,6 +9370,60 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 		return nil, err
 	}
 	return ParseGetOpenAPISpecResponse(rsp)
+}
+
+// PostOpenLineageRunEventWithBodyWithResponse Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *ClientWithResponses) PostOpenLineageRunEventWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error) {
+	rsp, err := c.PostOpenLineageRunEventWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostOpenLineageRunEventResponse(rsp)
+}
+
+// PostOpenLineageRunEventWithResponse Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *ClientWithResponses) PostOpenLineageRunEventWithResponse(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error) {
+	rsp, err := c.PostOpenLineageRunEvent(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostOpenLineageRunEventResponse(rsp)
 }
 
 // SearchAuditEventsWithBodyWithResponse Search audit events
@@ -10529,6 +10906,79 @@ func ParseGetOpenAPISpecResponse(rsp *http.Response) (*GetOpenAPISpecResponse, e
 		}
 		response.JSON200 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParsePostOpenLineageRunEventResponse parses an HTTP response from a PostOpenLineageRunEventWithResponse call
+func ParsePostOpenLineageRunEventResponse(rsp *http.Response) (*PostOpenLineageRunEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostOpenLineageRunEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers PostOpenLineageRunEventResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers PostOpenLineageRunEventResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
