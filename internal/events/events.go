@@ -142,10 +142,11 @@ func (Recorder) RecordChanges(ctx context.Context, tx catalog.Tx, records []inge
 		if !ok {
 			return &catalog.Error{Kind: catalog.Internal, Op: "record changes", Err: fmt.Errorf("record of type %T", r)}
 		}
-		if all.payload == nil {
+		if len(records) == 1 {
 			all = e
-			continue
+			break
 		}
+		// A new buffer: the records may be used again if the write is.
 		all.payload = append(all.payload, e.payload...)
 		all.count += e.count
 		all.at = max(all.at, e.at)
