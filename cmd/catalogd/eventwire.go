@@ -18,7 +18,7 @@ func openEvents(ctx context.Context, db *store.DB) (*events.Stream, ingest.Optio
 	if err := db.OpenEventLog(ctx); err != nil {
 		return nil, nil, fmt.Errorf("open event log: %w", err)
 	}
-	return events.NewStream(db), ingest.WithChangeRecorder(events.Recorder{}), nil
+	return events.NewStream(db, db), ingest.WithChangeRecorder(events.Recorder{}), nil
 }
 
 // envDuration reads a duration from the environment, def when unset or

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -109,6 +110,7 @@ func TestOpenLineage(t *testing.T) {
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			srv := startServer(t, st.args...)
+			_, start := pollEvents(t, srv, "pollTimeoutSeconds=0")
 			srv.mustDo(t, 200, "POST", "/openapi/openlineage/api/v1/lineage", []byte(olEvent))
 
 			ds := func(name string) string {
@@ -218,8 +220,31 @@ func TestOpenLineage(t *testing.T) {
 			if !slices.Equal(lineage, want) {
 				t.Errorf("upstream lineage of the output:\n got  %q\n want %q", lineage, want)
 			}
-			// Replaying the event changes nothing.
+			// The event stream tells of the new entities and of the run.
+			evs, next := pollEvents(t, srv, "pollTimeoutSeconds=0&offsetId="+url.QueryEscape(start))
+			var created []string
+			var runs []ece
+			for _, e := range evs {
+				switch {
+				case e.Category == "LIFECYCLE" && e.Operation == "CREATE":
+					created = append(created, e.EntityURN)
+				case e.Category == "RUN":
+					runs = append(runs, e)
+				}
+			}
+			sort.Strings(created)
+			if want := []string{flow, job, ds("menu_items"), ds("orders"), ds("orders_summary")}; !slices.Equal(created, want) {
+				t.Errorf("entities created:\n got  %q\n want %q", created, want)
+			}
+			if len(runs) != 1 || runs[0].Operation != "COMPLETED" || runs[0].EntityURN != run || runs[0].EntityType != "dataProcessInstance" ||
+				jsonString(runs[0].Parameters) != `{"dataJobUrn":"`+job+`","runResult":"SUCCESS"}` {
+				t.Errorf("run events: %s", jsonString(runs))
+			}
+			// Replaying the event changes nothing but records the run again.
 			srv.mustDo(t, 200, "POST", "/openapi/openlineage/api/v1/lineage", []byte(olEvent))
+			if again, _ := pollEvents(t, srv, "pollTimeoutSeconds=0&offsetId="+url.QueryEscape(next)); len(again) != 1 || again[0].Category != "RUN" {
+				t.Errorf("events of the replayed run event: %q", shortEvents(again))
+			}
 		})
 	}
 }

@@ -3562,7 +3562,8 @@ type ClientInterface interface {
 	// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
 	// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
 	// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
-	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+	// process run started or completed (`RUN`, with the job or flow it is a run of).
 	// Each event's `value` is a `PlatformEvent` record as a JSON string:
 	// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
 	// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
@@ -4370,7 +4371,8 @@ func (c *Client) SearchAuditEvents(ctx context.Context, params *SearchAuditEvent
 // Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
 // every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
 // tag, term, owner or domain added or removed, a schema field added, removed, renamed or
-// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+// process run started or completed (`RUN`, with the job or flow it is a run of).
 // Each event's `value` is a `PlatformEvent` record as a JSON string:
 // `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
 // where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
@@ -6884,7 +6886,8 @@ type ClientWithResponsesInterface interface {
 	// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
 	// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
 	// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
-	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+	// process run started or completed (`RUN`, with the job or flow it is a run of).
 	// Each event's `value` is a `PlatformEvent` record as a JSON string:
 	// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
 	// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
@@ -9475,7 +9478,8 @@ func (c *ClientWithResponses) SearchAuditEventsWithResponse(ctx context.Context,
 // Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
 // every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
 // tag, term, owner or domain added or removed, a schema field added, removed, renamed or
-// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion.
+// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+// process run started or completed (`RUN`, with the job or flow it is a run of).
 // Each event's `value` is a `PlatformEvent` record as a JSON string:
 // `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
 // where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,

@@ -42,14 +42,18 @@ type Log interface {
 // Stream serves the event log to consumers. It is safe for concurrent use.
 type Stream struct {
 	log Log
+	// aspects gives the events of process runs the run's parent job or
+	// flow, as it is when they are read.
+	aspects catalog.Reader
 	// Wait is how often a poll that found nothing looks again.
 	Wait time.Duration
 	now  func() time.Time
 }
 
-// NewStream returns a stream over log.
-func NewStream(log Log) *Stream {
-	return &Stream{log: log, Wait: 50 * time.Millisecond, now: time.Now}
+// NewStream returns a stream over log, which reads other aspects an
+// event names from aspects.
+func NewStream(log Log, aspects catalog.Reader) *Stream {
+	return &Stream{log: log, aspects: aspects, Wait: 50 * time.Millisecond, now: time.Now}
 }
 
 // Position is a place in the stream: the offset of a change in the log
@@ -150,7 +154,10 @@ func (s *Stream) read(ctx context.Context, from Position, limit int) (Batch, err
 				if err != nil {
 					return Batch{}, &catalog.Error{Kind: catalog.Internal, Op: fmt.Sprintf("read change %d of the event log", off), Err: err}
 				}
-				evs := timeline.Changes(c.urn, c.aspect, c.from, c.to)
+				evs, err := s.events(ctx, c)
+				if err != nil {
+					return Batch{}, err
+				}
 				for k := b.Next.Event; k < len(evs); k++ {
 					if len(b.Events) == limit {
 						b.Next.Event = k
@@ -167,6 +174,26 @@ func (s *Stream) read(ctx context.Context, from Position, limit int) (Batch, err
 		}
 	}
 	return b, nil
+}
+
+// events computes the events of a recorded change.
+func (s *Stream) events(ctx context.Context, c change) ([]timeline.ChangeEvent, error) {
+	evs := timeline.Changes(c.urn, c.aspect, c.from, c.to)
+	for i := range evs {
+		if evs[i].Category != timeline.Run {
+			continue
+		}
+		latest, err := s.aspects.LatestAspects(ctx, []string{c.urn}, []string{"dataProcessInstanceRelationships"})
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range latest[c.urn] {
+			if v, ok := fastjson.Decode(a.Value); ok {
+				timeline.RunParams(&evs[i], v)
+			}
+		}
+	}
+	return evs, nil
 }
 
 // platformEvent wraps an EntityChangeEvent record in DataHub's

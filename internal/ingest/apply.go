@@ -390,6 +390,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		})
 		a.written++
 		a.audit(p.urn, p.entity.Name, p.aspect.Name, false)
+		a.recordChange(p.urn, p.aspect.Name, nil, p.canon)
 		t.dirty = true
 		return nil
 	}

@@ -113,7 +113,8 @@ type Auditor interface {
 }
 
 // AspectChange is one change of a versioned aspect's latest value, with the
-// values before and after it, for change recorders.
+// values before and after it, or one timeseries value written (with no
+// value before it), for change recorders.
 type AspectChange struct {
 	URN, EntityType, Aspect string
 	// Previous is the value before the change, nil when the aspect did not
@@ -126,8 +127,8 @@ type AspectChange struct {
 	Created catalog.AuditStamp
 }
 
-// ChangeRecorder records the changes a write made to versioned aspects,
-// with their values before and after, inside its transaction, so that
+// ChangeRecorder records the changes a write made to aspects, with their
+// values before and after, inside its transaction, so that
 // the record commits or rolls back with them. It works in two steps so
 // that the costly one can run before the transaction: EncodeChanges turns
 // changes into a record, RecordChanges writes records. Readers must not
@@ -188,7 +189,7 @@ func WithIndexer(idx Indexer) Option { return func(s *Service) { s.indexer = idx
 func WithAuditor(a Auditor) Option { return func(s *Service) { s.auditors = append(s.auditors, a) } }
 
 // WithChangeRecorder makes the service report the changes of every write
-// to versioned aspects to r, last in the write transaction.
+// to r, last in the write transaction.
 func WithChangeRecorder(r ChangeRecorder) Option { return func(s *Service) { s.changes = r } }
 
 // WithAuthorizer makes the service ask a before every write.

@@ -48,6 +48,8 @@ const (
 	HardDelete Operation = "HARD_DELETE"
 	SoftDelete Operation = "SOFT_DELETE"
 	Reinstate  Operation = "REINSTATE"
+	Started    Operation = "STARTED"
+	Completed  Operation = "COMPLETED"
 )
 
 // SemVerChange is the weight of a change for semantic versioning, ordered
@@ -145,18 +147,19 @@ type generator func(urn string, from, to any) []ChangeEvent
 
 // generators are the change computations by aspect name.
 var generators = map[string]generator{
-	"schemaMetadata":            schemaMetadataChanges,
-	"editableSchemaMetadata":    editableSchemaMetadataChanges,
-	"globalTags":                globalTagsChanges,
-	"glossaryTerms":             glossaryTermsChanges,
-	"ownership":                 ownershipChanges,
-	"institutionalMemory":       institutionalMemoryChanges,
-	"datasetProperties":         descriptionChanges("description"),
-	"editableDatasetProperties": descriptionChanges("description"),
-	"glossaryTermInfo":          definitionChanges,
-	"domains":                   domainChanges,
-	"status":                    statusChanges,
-	"deprecation":               deprecationChanges,
+	"schemaMetadata":              schemaMetadataChanges,
+	"editableSchemaMetadata":      editableSchemaMetadataChanges,
+	"globalTags":                  globalTagsChanges,
+	"glossaryTerms":               glossaryTermsChanges,
+	"ownership":                   ownershipChanges,
+	"institutionalMemory":         institutionalMemoryChanges,
+	"datasetProperties":           descriptionChanges("description"),
+	"editableDatasetProperties":   descriptionChanges("description"),
+	"glossaryTermInfo":            definitionChanges,
+	"domains":                     domainChanges,
+	"status":                      statusChanges,
+	"deprecation":                 deprecationChanges,
+	"dataProcessInstanceRunEvent": runEventChanges,
 }
 
 // keyAspects are the key aspects whose creation and removal are lifecycle
@@ -173,6 +176,7 @@ var streamed = map[string]bool{
 	"globalTags": true, "glossaryTerms": true, "ownership": true, "domains": true,
 	"editableSchemaMetadata": true, "schemaMetadata": true, "deprecation": true,
 	"datasetProperties": true, "editableDatasetProperties": true, "status": true,
+	"dataProcessInstanceRunEvent": true,
 }
 
 // IsKeyAspect reports whether aspect is a key aspect whose creation and

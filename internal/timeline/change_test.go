@@ -116,6 +116,13 @@ func TestChanges(t *testing.T) {
 		name: "entity deleted", aspect: "datasetKey", from: `{"name":"db.t"}`,
 		want: []string{"LIFECYCLE HARD_DELETE " + ds + " {} NONE: "},
 	}, {
+		name: "run completed", aspect: "dataProcessInstanceRunEvent",
+		to:   `{"timestampMillis":1,"status":"COMPLETE","attempt":2,"result":{"type":"FAILURE","nativeResultType":"FAIL"}}`,
+		want: []string{"RUN COMPLETED " + ds + " {attempt=2 runResult=FAILURE} NONE: "},
+	}, {
+		name: "run started", aspect: "dataProcessInstanceRunEvent", to: `{"timestampMillis":1,"status":"STARTED"}`,
+		want: []string{"RUN STARTED " + ds + " {} NONE: "},
+	}, {
 		name: "key of a type without lifecycle events", aspect: "corpUserKey", to: `{"username":"u"}`,
 	}, {
 		name: "aspect without change events", aspect: "browsePaths", to: `{"paths":["/a"]}`,

@@ -474,3 +474,43 @@ func editableSchemaMetadataChanges(urn string, from, to any) []ChangeEvent {
 	mergeSorted(base, target, editableFieldPath, one, func(b any) { one(b, nil) }, func(t any) { one(nil, t) })
 	return append(append(docs, tags...), terms...)
 }
+
+// runEventChanges reports a process run that started or completed (a
+// timeseries value, so usually without a value before it), with its
+// attempt and result. Who ran it (the run's parent job or flow) is in
+// another aspect: RunParams adds it.
+func runEventChanges(urn string, from, to any) []ChangeEvent {
+	status, _ := str(to, "status")
+	if before, _ := str(from, "status"); status == "" || status == before {
+		return nil
+	}
+	op := Started
+	if status == "COMPLETE" {
+		op = Completed
+	}
+	e := ChangeEvent{EntityURN: urn, Category: Run, Operation: op}
+	if n, ok := obj(to)["attempt"]; ok {
+		e.Params = append(e.Params, Param{"attempt", n})
+	}
+	if r, ok := str(obj(to)["result"], "type"); ok {
+		e.Params = append(e.Params, Param{"runResult", r})
+	}
+	return []ChangeEvent{e}
+}
+
+// RunParams adds to a RUN event the parameters DataHub takes from the
+// run's dataProcessInstanceRelationships: its parent instance, and the
+// job or flow it is a run of.
+func RunParams(e *ChangeEvent, relationships any) {
+	if p, ok := str(relationships, "parentInstance"); ok {
+		e.Params = append(e.Params, Param{"parentInstanceUrn", p})
+	}
+	if p, ok := str(relationships, "parentTemplate"); ok {
+		switch {
+		case strings.HasPrefix(p, "urn:li:dataFlow:"):
+			e.Params = append(e.Params, Param{"dataFlowUrn", p})
+		case strings.HasPrefix(p, "urn:li:dataJob:"):
+			e.Params = append(e.Params, Param{"dataJobUrn", p})
+		}
+	}
+}
