@@ -233,6 +233,13 @@ func routeCases() map[string]routeCase {
 			"fullName": "Walker", "email": "walker@example.com", "title": "Tester", "password": "a long password", "inviteToken": "not-an-invite"}},
 		"POST /resetNativeUserCredentials": {method: "POST", path: "/resetNativeUserCredentials", ok: []int{400}, body: map[string]any{
 			"email": "datahub", "password": "a long password", "resetToken": "not-a-reset-token"}},
+		"GET /openapi/v1/events/poll":              {method: "GET", path: "/openapi/v1/events/poll?topic=PlatformEvent_v1&pollTimeoutSeconds=0", privileged: true},
+		"GET /openapi/v2/timeline/v1/{urn}":        {method: "GET", path: "/openapi/v2/timeline/v1/" + enc + "?categories=TAG"},
+		"POST /openapi/openlineage/api/v1/lineage": {method: "POST", path: "/openapi/openlineage/api/v1/lineage", privileged: true, body: []byte(olEvent)},
+		"POST /usageStats?action=batchIngest": {method: "POST", path: "/usageStats?action=batchIngest", privileged: true, body: map[string]any{"buckets": []any{
+			map[string]any{"bucket": 1700006400000, "duration": "DAY", "resource": ds, "metrics": map[string]any{"totalSqlQueries": 1}}}}},
+		"POST /usageStats?action=query":          {method: "POST", path: "/usageStats?action=query", body: map[string]any{"resource": ds, "duration": "DAY"}},
+		"POST /usageStats?action=queryRange":     {method: "POST", path: "/usageStats?action=queryRange", body: map[string]any{"resource": ds, "duration": "DAY", "rangeFromEnd": "ALL"}},
 		"POST /operations?action=restoreIndices": {method: "POST", path: "/operations?action=restoreIndices", body: restore, privileged: true},
 	}
 	// The OpenAPI v2 and v3 entity endpoints: the generic paths (an entity

@@ -27,20 +27,7 @@ func TestSearchCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "catalogd")
-	// The binary gets this test's build tags, and so its SQLite driver.
-	buildArgs := []string{"build", "-o", bin}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-tags" {
-				buildArgs = append(buildArgs, "-tags", s.Value)
-			}
-		}
-	}
-	build := exec.Command("go", append(buildArgs, ".")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			args := append([]string{"serve", "--auth=false", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, st.args...)
@@ -134,6 +121,26 @@ func TestSearchCrash(t *testing.T) {
 			t.Logf("%d acknowledged batches (%d entities) all readable and searchable after kill -9", len(acked), 50*len(acked))
 		})
 	}
+}
+
+// buildBinary builds catalogd for a test that runs it as a process.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "catalogd")
+	// The binary gets this test's build tags, and so its SQLite driver.
+	buildArgs := []string{"build", "-o", bin}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" {
+				buildArgs = append(buildArgs, "-tags", s.Value)
+			}
+		}
+	}
+	build := exec.Command("go", append(buildArgs, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // crashBatch returns the URNs and ingestProposalBatch body of n datasets

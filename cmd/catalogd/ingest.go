@@ -196,7 +196,11 @@ func localIngest(ctx context.Context, sf *storeFlags, searchSpec string, getenv 
 	if err != nil {
 		return nil, err
 	}
-	return ingest.New(reg, db, ingest.WithIndexer(idx), ingest.WithAuditor(rec)), nil
+	_, recordEvents, err := openEvents(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.New(reg, db, ingest.WithIndexer(idx), ingest.WithAuditor(rec), recordEvents), nil
 }
 
 type localSink struct {

@@ -16,13 +16,16 @@ import (
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/events"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/metrics"
+	"github.com/catalogd/catalogd/internal/openlineage"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/restli"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/timeline"
 	"github.com/catalogd/catalogd/internal/webui"
 )
 
@@ -76,6 +79,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	var timeouts httpTimeouts
 	timeouts.register(fs, getenv)
 	uiDir := fs.String("ui", getenv("CATALOGD_UI_DIR"), "serve the built DataHub web app in this directory (datahub-web-react's dist), with its sign-in, on the API's address (env CATALOGD_UI_DIR)")
+	eventRetention := fs.Duration("event-retention", envDuration(getenv, "CATALOGD_EVENT_RETENTION", 7*24*time.Hour), "how long the event stream keeps events (env CATALOGD_EVENT_RETENTION)")
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -111,8 +115,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	// With --auth=false the authorizer allows everything.
+	stream, recordEvents, err := openEvents(ctx, db)
+	if err != nil {
+		return err
+	}
+	go stream.Prune(ctx, *eventRetention)
 	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc),
-		ingest.WithObserver(ingestMetrics{m})}
+		ingest.WithObserver(ingestMetrics{m}), recordEvents}
 	if db.Dialect() == store.SQLite {
 		// One write transaction at a time: requests waiting for it do
 		// their work ahead of it (see the ingest figures in BENCHMARKS.md).
@@ -141,6 +150,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeRelationships()
 	api.RegisterSearch(ss.service, ss.restorer)
 	api.ServeTimeseries()
+	api.ServeUsage()
 	gql := graphql.New(graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
 		Auth: authSvc, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
@@ -151,6 +161,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeOpenAPI(ss.service, authSvc.RequireView)
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
+	api.HandleFunc("GET "+events.PollPath, stream.PollHandler(restli.WriteError))
+	api.HandleFunc("GET "+timeline.Path, timeline.NewService(db).Handler(restli.WriteError))
+	api.HandleFunc("POST "+openlineage.Path, openlineage.Handler(svc, actorOf, restli.WriteError))
 	api.HandleFunc("GET "+auth.MetricsPath, metrics.Handler(promReg).ServeHTTP)
 	var app *webui.App
 	if *uiDir != "" {

@@ -59,7 +59,11 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	reg := registry.Default()
 	// Search documents of the token entity are kept by the server's indexer;
 	// restore-indices rebuilds them if the CLI ran while it was down.
-	ing := ingest.New(reg, db, ingest.WithAuditor(rec), ingest.WithAuditor(svc))
+	_, recordEvents, err := openEvents(ctx, db)
+	if err != nil {
+		return err
+	}
+	ing := ingest.New(reg, db, ingest.WithAuditor(rec), ingest.WithAuditor(svc), recordEvents)
 	// The root password, if generated here, goes to stderr: stdout is the token.
 	if err := bootstrapAuth(ctx, svc, ing, rec, stderr); err != nil {
 		return err

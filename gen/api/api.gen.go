@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for AspectType.
@@ -34,33 +36,114 @@ func (e AspectType) Valid() bool {
 	}
 }
 
+// Defines values for ChangeCategory.
+const (
+	BUSINESSATTRIBUTE ChangeCategory = "BUSINESS_ATTRIBUTE"
+	DEPRECATION       ChangeCategory = "DEPRECATION"
+	DOCUMENTATION     ChangeCategory = "DOCUMENTATION"
+	DOMAIN            ChangeCategory = "DOMAIN"
+	GLOSSARYTERM      ChangeCategory = "GLOSSARY_TERM"
+	LIFECYCLE         ChangeCategory = "LIFECYCLE"
+	OWNER             ChangeCategory = "OWNER"
+	RUN               ChangeCategory = "RUN"
+	TAG               ChangeCategory = "TAG"
+	TECHNICALSCHEMA   ChangeCategory = "TECHNICAL_SCHEMA"
+)
+
+// Valid indicates whether the value is a known member of the ChangeCategory enum.
+func (e ChangeCategory) Valid() bool {
+	switch e {
+	case BUSINESSATTRIBUTE:
+		return true
+	case DEPRECATION:
+		return true
+	case DOCUMENTATION:
+		return true
+	case DOMAIN:
+		return true
+	case GLOSSARYTERM:
+		return true
+	case LIFECYCLE:
+		return true
+	case OWNER:
+		return true
+	case RUN:
+		return true
+	case TAG:
+		return true
+	case TECHNICALSCHEMA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangeEventOperation.
+const (
+	ChangeEventOperationADD        ChangeEventOperation = "ADD"
+	ChangeEventOperationCOMPLETED  ChangeEventOperation = "COMPLETED"
+	ChangeEventOperationCREATE     ChangeEventOperation = "CREATE"
+	ChangeEventOperationHARDDELETE ChangeEventOperation = "HARD_DELETE"
+	ChangeEventOperationMODIFY     ChangeEventOperation = "MODIFY"
+	ChangeEventOperationREINSTATE  ChangeEventOperation = "REINSTATE"
+	ChangeEventOperationREMOVE     ChangeEventOperation = "REMOVE"
+	ChangeEventOperationSOFTDELETE ChangeEventOperation = "SOFT_DELETE"
+	ChangeEventOperationSTARTED    ChangeEventOperation = "STARTED"
+)
+
+// Valid indicates whether the value is a known member of the ChangeEventOperation enum.
+func (e ChangeEventOperation) Valid() bool {
+	switch e {
+	case ChangeEventOperationADD:
+		return true
+	case ChangeEventOperationCOMPLETED:
+		return true
+	case ChangeEventOperationCREATE:
+		return true
+	case ChangeEventOperationHARDDELETE:
+		return true
+	case ChangeEventOperationMODIFY:
+		return true
+	case ChangeEventOperationREINSTATE:
+		return true
+	case ChangeEventOperationREMOVE:
+		return true
+	case ChangeEventOperationSOFTDELETE:
+		return true
+	case ChangeEventOperationSTARTED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChangeType.
 const (
-	CREATE       ChangeType = "CREATE"
-	CREATEENTITY ChangeType = "CREATE_ENTITY"
-	DELETE       ChangeType = "DELETE"
-	PATCH        ChangeType = "PATCH"
-	RESTATE      ChangeType = "RESTATE"
-	UPDATE       ChangeType = "UPDATE"
-	UPSERT       ChangeType = "UPSERT"
+	ChangeTypeCREATE       ChangeType = "CREATE"
+	ChangeTypeCREATEENTITY ChangeType = "CREATE_ENTITY"
+	ChangeTypeDELETE       ChangeType = "DELETE"
+	ChangeTypePATCH        ChangeType = "PATCH"
+	ChangeTypeRESTATE      ChangeType = "RESTATE"
+	ChangeTypeUPDATE       ChangeType = "UPDATE"
+	ChangeTypeUPSERT       ChangeType = "UPSERT"
 )
 
 // Valid indicates whether the value is a known member of the ChangeType enum.
 func (e ChangeType) Valid() bool {
 	switch e {
-	case CREATE:
+	case ChangeTypeCREATE:
 		return true
-	case CREATEENTITY:
+	case ChangeTypeCREATEENTITY:
 		return true
-	case DELETE:
+	case ChangeTypeDELETE:
 		return true
-	case PATCH:
+	case ChangeTypePATCH:
 		return true
-	case RESTATE:
+	case ChangeTypeRESTATE:
 		return true
-	case UPDATE:
+	case ChangeTypeUPDATE:
 		return true
-	case UPSERT:
+	case ChangeTypeUPSERT:
 		return true
 	default:
 		return false
@@ -85,6 +168,21 @@ func (e EventSource) Valid() bool {
 	case RESTLI:
 		return true
 	case SSOSCIM:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExternalEventContentType.
+const (
+	Applicationjson ExternalEventContentType = "application/json"
+)
+
+// Valid indicates whether the value is a known member of the ExternalEventContentType enum.
+func (e ExternalEventContentType) Valid() bool {
+	switch e {
+	case Applicationjson:
 		return true
 	default:
 		return false
@@ -124,6 +222,84 @@ func (e LoginSource) Valid() bool {
 	}
 }
 
+// Defines values for OpenLineageRunEventEventType.
+const (
+	ABORT    OpenLineageRunEventEventType = "ABORT"
+	COMPLETE OpenLineageRunEventEventType = "COMPLETE"
+	FAIL     OpenLineageRunEventEventType = "FAIL"
+	OTHER    OpenLineageRunEventEventType = "OTHER"
+	RUNNING  OpenLineageRunEventEventType = "RUNNING"
+	START    OpenLineageRunEventEventType = "START"
+)
+
+// Valid indicates whether the value is a known member of the OpenLineageRunEventEventType enum.
+func (e OpenLineageRunEventEventType) Valid() bool {
+	switch e {
+	case ABORT:
+		return true
+	case COMPLETE:
+		return true
+	case FAIL:
+		return true
+	case OTHER:
+		return true
+	case RUNNING:
+		return true
+	case START:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchOperationOp.
+const (
+	Add     PatchOperationOp = "add"
+	Remove  PatchOperationOp = "remove"
+	Replace PatchOperationOp = "replace"
+)
+
+// Valid indicates whether the value is a known member of the PatchOperationOp enum.
+func (e PatchOperationOp) Valid() bool {
+	switch e {
+	case Add:
+		return true
+	case Remove:
+		return true
+	case Replace:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SemanticChangeType.
+const (
+	SemanticChangeTypeEXCEPTIONAL SemanticChangeType = "EXCEPTIONAL"
+	SemanticChangeTypeMAJOR       SemanticChangeType = "MAJOR"
+	SemanticChangeTypeMINOR       SemanticChangeType = "MINOR"
+	SemanticChangeTypeNONE        SemanticChangeType = "NONE"
+	SemanticChangeTypePATCH       SemanticChangeType = "PATCH"
+)
+
+// Valid indicates whether the value is a known member of the SemanticChangeType enum.
+func (e SemanticChangeType) Valid() bool {
+	switch e {
+	case SemanticChangeTypeEXCEPTIONAL:
+		return true
+	case SemanticChangeTypeMAJOR:
+		return true
+	case SemanticChangeTypeMINOR:
+		return true
+	case SemanticChangeTypeNONE:
+		return true
+	case SemanticChangeTypePATCH:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServerConfigNoCode.
 const (
 	True ServerConfigNoCode = "true"
@@ -151,6 +327,66 @@ func (e SortCriterionOrder) Valid() bool {
 	case SortCriterionOrderASCENDING:
 		return true
 	case SortCriterionOrderDESCENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UsageQueryRangeRequestRangeFromEnd.
+const (
+	UsageQueryRangeRequestRangeFromEndALL     UsageQueryRangeRequestRangeFromEnd = "ALL"
+	UsageQueryRangeRequestRangeFromEndDAY     UsageQueryRangeRequestRangeFromEnd = "DAY"
+	UsageQueryRangeRequestRangeFromEndHOUR    UsageQueryRangeRequestRangeFromEnd = "HOUR"
+	UsageQueryRangeRequestRangeFromEndMONTH   UsageQueryRangeRequestRangeFromEnd = "MONTH"
+	UsageQueryRangeRequestRangeFromEndQUARTER UsageQueryRangeRequestRangeFromEnd = "QUARTER"
+	UsageQueryRangeRequestRangeFromEndWEEK    UsageQueryRangeRequestRangeFromEnd = "WEEK"
+	UsageQueryRangeRequestRangeFromEndYEAR    UsageQueryRangeRequestRangeFromEnd = "YEAR"
+)
+
+// Valid indicates whether the value is a known member of the UsageQueryRangeRequestRangeFromEnd enum.
+func (e UsageQueryRangeRequestRangeFromEnd) Valid() bool {
+	switch e {
+	case UsageQueryRangeRequestRangeFromEndALL:
+		return true
+	case UsageQueryRangeRequestRangeFromEndDAY:
+		return true
+	case UsageQueryRangeRequestRangeFromEndHOUR:
+		return true
+	case UsageQueryRangeRequestRangeFromEndMONTH:
+		return true
+	case UsageQueryRangeRequestRangeFromEndQUARTER:
+		return true
+	case UsageQueryRangeRequestRangeFromEndWEEK:
+		return true
+	case UsageQueryRangeRequestRangeFromEndYEAR:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WindowDuration.
+const (
+	WindowDurationDAY   WindowDuration = "DAY"
+	WindowDurationHOUR  WindowDuration = "HOUR"
+	WindowDurationMONTH WindowDuration = "MONTH"
+	WindowDurationWEEK  WindowDuration = "WEEK"
+	WindowDurationYEAR  WindowDuration = "YEAR"
+)
+
+// Valid indicates whether the value is a known member of the WindowDuration enum.
+func (e WindowDuration) Valid() bool {
+	switch e {
+	case WindowDurationDAY:
+		return true
+	case WindowDurationHOUR:
+		return true
+	case WindowDurationMONTH:
+		return true
+	case WindowDurationWEEK:
+		return true
+	case WindowDurationYEAR:
 		return true
 	default:
 		return false
@@ -249,37 +485,37 @@ func (e AspectsActionParamsAction) Valid() bool {
 
 // Defines values for EntitiesActionParamsAction.
 const (
-	Autocomplete         EntitiesActionParamsAction = "autocomplete"
-	BatchIngest          EntitiesActionParamsAction = "batchIngest"
-	Browse               EntitiesActionParamsAction = "browse"
-	Delete               EntitiesActionParamsAction = "delete"
-	Exists               EntitiesActionParamsAction = "exists"
-	Ingest               EntitiesActionParamsAction = "ingest"
-	ListUrns             EntitiesActionParamsAction = "listUrns"
-	Search               EntitiesActionParamsAction = "search"
-	SearchAcrossEntities EntitiesActionParamsAction = "searchAcrossEntities"
+	EntitiesActionParamsActionAutocomplete         EntitiesActionParamsAction = "autocomplete"
+	EntitiesActionParamsActionBatchIngest          EntitiesActionParamsAction = "batchIngest"
+	EntitiesActionParamsActionBrowse               EntitiesActionParamsAction = "browse"
+	EntitiesActionParamsActionDelete               EntitiesActionParamsAction = "delete"
+	EntitiesActionParamsActionExists               EntitiesActionParamsAction = "exists"
+	EntitiesActionParamsActionIngest               EntitiesActionParamsAction = "ingest"
+	EntitiesActionParamsActionListUrns             EntitiesActionParamsAction = "listUrns"
+	EntitiesActionParamsActionSearch               EntitiesActionParamsAction = "search"
+	EntitiesActionParamsActionSearchAcrossEntities EntitiesActionParamsAction = "searchAcrossEntities"
 )
 
 // Valid indicates whether the value is a known member of the EntitiesActionParamsAction enum.
 func (e EntitiesActionParamsAction) Valid() bool {
 	switch e {
-	case Autocomplete:
+	case EntitiesActionParamsActionAutocomplete:
 		return true
-	case BatchIngest:
+	case EntitiesActionParamsActionBatchIngest:
 		return true
-	case Browse:
+	case EntitiesActionParamsActionBrowse:
 		return true
-	case Delete:
+	case EntitiesActionParamsActionDelete:
 		return true
-	case Exists:
+	case EntitiesActionParamsActionExists:
 		return true
-	case Ingest:
+	case EntitiesActionParamsActionIngest:
 		return true
-	case ListUrns:
+	case EntitiesActionParamsActionListUrns:
 		return true
-	case Search:
+	case EntitiesActionParamsActionSearch:
 		return true
-	case SearchAcrossEntities:
+	case EntitiesActionParamsActionSearchAcrossEntities:
 		return true
 	default:
 		return false
@@ -295,6 +531,21 @@ const (
 func (e GmsOperationsActionParamsAction) Valid() bool {
 	switch e {
 	case GmsOperationsActionParamsActionRestoreIndices:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PollEventsParamsTopic.
+const (
+	PlatformEventV1 PollEventsParamsTopic = "PlatformEvent_v1"
+)
+
+// Valid indicates whether the value is a known member of the PollEventsParamsTopic enum.
+func (e PollEventsParamsTopic) Valid() bool {
+	switch e {
+	case PlatformEventV1:
 		return true
 	default:
 		return false
@@ -400,6 +651,27 @@ func (e GetRelationshipsParamsDirection) Valid() bool {
 	case GetRelationshipsParamsDirectionINCOMING:
 		return true
 	case GetRelationshipsParamsDirectionOUTGOING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UsageStatsActionParamsAction.
+const (
+	UsageStatsActionParamsActionBatchIngest UsageStatsActionParamsAction = "batchIngest"
+	UsageStatsActionParamsActionQuery       UsageStatsActionParamsAction = "query"
+	UsageStatsActionParamsActionQueryRange  UsageStatsActionParamsAction = "queryRange"
+)
+
+// Valid indicates whether the value is a known member of the UsageStatsActionParamsAction enum.
+func (e UsageStatsActionParamsAction) Valid() bool {
+	switch e {
+	case UsageStatsActionParamsActionBatchIngest:
+		return true
+	case UsageStatsActionParamsActionQuery:
+		return true
+	case UsageStatsActionParamsActionQueryRange:
 		return true
 	default:
 		return false
@@ -581,6 +853,49 @@ type BrowseResultMetadata struct {
 	TotalNumEntities int64 `json:"totalNumEntities"`
 }
 
+// ChangeCategory defines model for ChangeCategory.
+type ChangeCategory string
+
+// ChangeEvent defines model for ChangeEvent.
+type ChangeEvent struct {
+	Category    *ChangeCategory `json:"category,omitempty"`
+	Description *string         `json:"description,omitempty"`
+
+	// EntityUrn A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	EntityUrn *Urn `json:"entityUrn,omitempty"`
+
+	// Modifier What changed, e.g. the tag URN or the schema field URN.
+	Modifier  *string               `json:"modifier,omitempty"`
+	Operation *ChangeEventOperation `json:"operation,omitempty"`
+
+	// Parameters Details by category, e.g. `fieldPath`, `fieldUrn`, `nullable`, `modificationCategory`.
+	Parameters   *map[string]interface{} `json:"parameters,omitempty"`
+	SemVerChange *SemanticChangeType     `json:"semVerChange,omitempty"`
+}
+
+// ChangeEventOperation defines model for ChangeEvent.Operation.
+type ChangeEventOperation string
+
+// ChangeTransaction defines model for ChangeTransaction.
+type ChangeTransaction struct {
+	// Actor A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Actor        *Urn              `json:"actor,omitempty"`
+	ChangeEvents []ChangeEvent     `json:"changeEvents"`
+	RawDiff      *[]PatchOperation `json:"rawDiff,omitempty"`
+
+	// SemVer Computed semantic version, e.g. `1.2.0-computed`.
+	SemVer       string             `json:"semVer"`
+	SemVerChange SemanticChangeType `json:"semVerChange"`
+	Timestamp    int64              `json:"timestamp"`
+
+	// VersionStamp The version of every aspect at that time, `aspect:version;...`.
+	VersionStamp *string `json:"versionStamp,omitempty"`
+}
+
 // ChangeType defines model for ChangeType.
 type ChangeType string
 
@@ -721,6 +1036,32 @@ type ExistsRequest struct {
 // Example: {"value":true}
 type ExistsResponse struct {
 	Value bool `json:"value"`
+}
+
+// ExternalEvent defines model for ExternalEvent.
+type ExternalEvent struct {
+	ContentType ExternalEventContentType `json:"contentType"`
+
+	// Value The PlatformEvent record, as JSON text.
+	Value string `json:"value"`
+}
+
+// ExternalEventContentType defines model for ExternalEvent.ContentType.
+type ExternalEventContentType string
+
+// ExternalEventsResponse Example: {"count":1,"events":[{"contentType":"application/json","value":"{\"header\":{\"timestampMillis\":1700000000000},\"name\":\"entityChangeEvent\",\"payload\":{\"value\":\"{\\\"entityType\\\":\\\"dataset\\\",\\\"entityUrn\\\":\\\"urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)\\\",\\\"category\\\":\\\"TAG\\\",\\\"operation\\\":\\\"ADD\\\",\\\"modifier\\\":\\\"urn:li:tag:pii\\\",\\\"parameters\\\":{\\\"tagUrn\\\":\\\"urn:li:tag:pii\\\"},\\\"auditStamp\\\":{\\\"actor\\\":\\\"urn:li:corpuser:datahub\\\",\\\"time\\\":1700000000000},\\\"version\\\":0}\",\"contentType\":\"application/json\"}}"}],"offsetId":"eyJQbGF0Zm9ybUV2ZW50X3YxLTAiOjJ9"}
+type ExternalEventsResponse struct {
+	Count  int64           `json:"count"`
+	Events []ExternalEvent `json:"events"`
+
+	// OffsetId Where the next poll continues.
+	OffsetId string `json:"offsetId"`
+}
+
+// FieldUsageCounts defines model for FieldUsageCounts.
+type FieldUsageCounts struct {
+	Count     int32  `json:"count"`
+	FieldName string `json:"fieldName"`
 }
 
 // Filter `or` of `and` groups of criteria.
@@ -992,6 +1333,44 @@ type OpenAPIMetadataChangeProposal struct {
 	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
 }
 
+// OpenLineageDataset defines model for OpenLineageDataset.
+type OpenLineageDataset struct {
+	// Facets Dataset facets; `schema`, `columnLineage` and `symlinks` are read.
+	Facets      *map[string]interface{} `json:"facets,omitempty"`
+	InputFacets *map[string]interface{} `json:"inputFacets,omitempty"`
+
+	// Name Example: food_delivery.public.orders
+	Name string `json:"name"`
+
+	// Namespace Example: postgres://db.example.com:5432
+	Namespace    string                  `json:"namespace"`
+	OutputFacets *map[string]interface{} `json:"outputFacets,omitempty"`
+}
+
+// OpenLineageRunEvent An OpenLineage RunEvent (specification 2-0-2 and earlier).
+type OpenLineageRunEvent struct {
+	EventTime time.Time                     `json:"eventTime"`
+	EventType *OpenLineageRunEventEventType `json:"eventType,omitempty"`
+	Inputs    *[]OpenLineageDataset         `json:"inputs,omitempty"`
+	Job       struct {
+		Facets    *map[string]interface{} `json:"facets,omitempty"`
+		Name      string                  `json:"name"`
+		Namespace string                  `json:"namespace"`
+	} `json:"job"`
+	Outputs *[]OpenLineageDataset `json:"outputs,omitempty"`
+
+	// Producer Example: https://github.com/OpenLineage/OpenLineage/tree/1.9.0/integration/airflow
+	Producer string `json:"producer"`
+	Run      struct {
+		Facets *map[string]interface{} `json:"facets,omitempty"`
+		RunId  openapi_types.UUID      `json:"runId"`
+	} `json:"run"`
+	SchemaURL *string `json:"schemaURL,omitempty"`
+}
+
+// OpenLineageRunEventEventType defines model for OpenLineageRunEvent.EventType.
+type OpenLineageRunEventEventType string
+
 // OperationsActionRequest Body of `POST /operations?action=...`.
 type OperationsActionRequest struct {
 	union json.RawMessage
@@ -1001,6 +1380,16 @@ type OperationsActionRequest struct {
 type OperationsActionResult struct {
 	union json.RawMessage
 }
+
+// PatchOperation defines model for PatchOperation.
+type PatchOperation struct {
+	Op    PatchOperationOp `json:"op"`
+	Path  string           `json:"path"`
+	Value interface{}      `json:"value,omitempty"`
+}
+
+// PatchOperationOp defines model for PatchOperation.Op.
+type PatchOperationOp string
 
 // RelationshipNode defines model for RelationshipNode.
 type RelationshipNode struct {
@@ -1138,6 +1527,9 @@ type SearchResultMetadata struct {
 	Urns                  []string              `json:"urns"`
 }
 
+// SemanticChangeType defines model for SemanticChangeType.
+type SemanticChangeType string
+
 // ServerConfig Server configuration as read by DataHub clients; extra keys are allowed.
 //
 // Example: {"datahub":{"serverEnv":"core","serverType":"prod"},"noCode":"true","patchCapable":true,"retention":"true","statefulIngestionCapable":true,"versions":{"acryldata/datahub":{"version":"v0.12.0"}}}
@@ -1246,6 +1638,33 @@ type TimeseriesEnvelopedAspect struct {
 // Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
 type Urn = string
 
+// UsageAggregation defines model for UsageAggregation.
+type UsageAggregation struct {
+	// Bucket Start of the bucket, epoch ms.
+	Bucket   int64                   `json:"bucket"`
+	Duration WindowDuration          `json:"duration"`
+	Metrics  UsageAggregationMetrics `json:"metrics"`
+
+	// Resource A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Resource Urn `json:"resource"`
+}
+
+// UsageAggregationMetrics defines model for UsageAggregationMetrics.
+type UsageAggregationMetrics struct {
+	Fields          *[]FieldUsageCounts `json:"fields,omitempty"`
+	TopSqlQueries   *[]string           `json:"topSqlQueries,omitempty"`
+	TotalSqlQueries *int32              `json:"totalSqlQueries,omitempty"`
+	UniqueUserCount *int32              `json:"uniqueUserCount,omitempty"`
+	Users           *[]UserUsageCounts  `json:"users,omitempty"`
+}
+
+// UsageBatchIngestRequest defines model for UsageBatchIngestRequest.
+type UsageBatchIngestRequest struct {
+	Buckets []UsageAggregation `json:"buckets"`
+}
+
 // UsageEventResult One audit event. Entity events (EntityEvent, UpdateAspectEvent, DeleteEntityEvent,
 // Create/UpdateUserEvent, Create/RevokeAccessTokenEvent, Create/Update/DeletePolicyEvent,
 // Create/UpdateIngestionSourceEvent) add `entityUrn`, `entityType`, `aspectName`;
@@ -1263,6 +1682,60 @@ type UsageEventResult struct {
 	TelemetryTraceId *string                 `json:"telemetryTraceId,omitempty"`
 	Timestamp        int64                   `json:"timestamp"`
 	UserAgent        *string                 `json:"userAgent,omitempty"`
+}
+
+// UsageQueryRangeRequest defines model for UsageQueryRangeRequest.
+type UsageQueryRangeRequest struct {
+	Duration     WindowDuration                     `json:"duration"`
+	RangeFromEnd UsageQueryRangeRequestRangeFromEnd `json:"rangeFromEnd"`
+
+	// Resource A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Resource Urn `json:"resource"`
+}
+
+// UsageQueryRangeRequestRangeFromEnd defines model for UsageQueryRangeRequest.RangeFromEnd.
+type UsageQueryRangeRequestRangeFromEnd string
+
+// UsageQueryRequest defines model for UsageQueryRequest.
+type UsageQueryRequest struct {
+	Duration   WindowDuration `json:"duration"`
+	EndTime    *int64         `json:"endTime,omitempty"`
+	MaxBuckets *int32         `json:"maxBuckets,omitempty"`
+
+	// Resource A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	Resource  Urn    `json:"resource"`
+	StartTime *int64 `json:"startTime,omitempty"`
+}
+
+// UsageQueryResponse defines model for UsageQueryResponse.
+type UsageQueryResponse struct {
+	Value UsageQueryResult `json:"value"`
+}
+
+// UsageQueryResult defines model for UsageQueryResult.
+type UsageQueryResult struct {
+	Aggregations struct {
+		Fields          *[]FieldUsageCounts `json:"fields,omitempty"`
+		TotalSqlQueries *int32              `json:"totalSqlQueries,omitempty"`
+		UniqueUserCount *int32              `json:"uniqueUserCount,omitempty"`
+		Users           *[]UserUsageCounts  `json:"users,omitempty"`
+	} `json:"aggregations"`
+	Buckets *[]UsageAggregation `json:"buckets,omitempty"`
+}
+
+// UserUsageCounts defines model for UserUsageCounts.
+type UserUsageCounts struct {
+	Count int32 `json:"count"`
+
+	// User A DataHub URN, e.g. `urn:li:corpuser:datahub`.
+	//
+	// Example: urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)
+	User      *Urn    `json:"user,omitempty"`
+	UserEmail *string `json:"userEmail,omitempty"`
 }
 
 // V2AspectEnvelope One aspect of an OpenAPI v2 entity.
@@ -1343,6 +1816,9 @@ type VersionedAspect struct {
 	Aspect  AspectUnion `json:"aspect"`
 	Version int64       `json:"version"`
 }
+
+// WindowDuration defines model for WindowDuration.
+type WindowDuration string
 
 // AspectNamePath defines model for AspectNamePath.
 type AspectNamePath = string
@@ -1583,6 +2059,27 @@ type SearchAuditEventsParams struct {
 	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
 }
 
+// PollEventsParams defines parameters for PollEvents.
+type PollEventsParams struct {
+	// Topic The topic; the one topic is `PlatformEvent_v1`.
+	Topic PollEventsParamsTopic `form:"topic" json:"topic"`
+
+	// OffsetId Where to continue (`offsetId` of the previous answer).
+	OffsetId *string `form:"offsetId,omitempty" json:"offsetId,omitempty"`
+
+	// Limit Most events in the answer (at most 5000).
+	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// PollTimeoutSeconds Longest wait for events, in seconds (at most 60).
+	PollTimeoutSeconds *int32 `form:"pollTimeoutSeconds,omitempty" json:"pollTimeoutSeconds,omitempty"`
+
+	// LookbackWindowDays Without `offsetId`, start with the events of the last this many days.
+	LookbackWindowDays *int32 `form:"lookbackWindowDays,omitempty" json:"lookbackWindowDays,omitempty"`
+}
+
+// PollEventsParamsTopic defines parameters for PollEvents.
+type PollEventsParamsTopic string
+
 // ScrollEntitiesV2Params defines parameters for ScrollEntitiesV2.
 type ScrollEntitiesV2Params struct {
 	// Aspects Aspects to read (all when none); repeated, `List(a,b)` or comma-separated. `aspectNames` is read too.
@@ -1714,6 +2211,21 @@ type RelationshipsByTypeV2Params struct {
 
 	// IncludeSoftDelete Count soft-deleted entities in (they are left out by default).
 	IncludeSoftDelete *ScrollIncludeSoftDelete `form:"includeSoftDelete,omitempty" json:"includeSoftDelete,omitempty"`
+}
+
+// GetTimelineParams defines parameters for GetTimeline.
+type GetTimelineParams struct {
+	// Categories Change categories, repeated or comma-separated.
+	Categories []ChangeCategory `form:"categories" json:"categories"`
+
+	// StartTime Start of the window, epoch ms; -1 = seven days before `endTime`.
+	StartTime *int64 `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime End of the window, epoch ms; 0 = now.
+	EndTime *int64 `form:"endTime,omitempty" json:"endTime,omitempty"`
+
+	// Raw Add each transaction's JSON Patch from the version before (`rawDiff`).
+	Raw *bool `form:"raw,omitempty" json:"raw,omitempty"`
 }
 
 // ScrollEntitiesV3Params defines parameters for ScrollEntitiesV3.
@@ -1912,6 +2424,22 @@ type TrackJSONBody struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// UsageStatsActionJSONBody defines parameters for UsageStatsAction.
+type UsageStatsActionJSONBody struct {
+	union json.RawMessage
+}
+
+// UsageStatsActionParams defines parameters for UsageStatsAction.
+type UsageStatsActionParams struct {
+	Action UsageStatsActionParamsAction `form:"action" json:"action"`
+
+	// XRestLiProtocolVersion rest.li protocol version; DataHub clients send `2.0.0`. Absent = 1.0.0.
+	XRestLiProtocolVersion *RestliProtocolVersion `json:"X-RestLi-Protocol-Version,omitempty"`
+}
+
+// UsageStatsActionParamsAction defines parameters for UsageStatsAction.
+type UsageStatsActionParamsAction string
+
 // ApiGmsOperationsActionJSONRequestBody defines body for ApiGmsOperationsAction for application/json ContentType.
 type ApiGmsOperationsActionJSONRequestBody = OperationsActionRequest
 
@@ -1932,6 +2460,9 @@ type GmsOperationsActionJSONRequestBody = OperationsActionRequest
 
 // LogInJSONRequestBody defines body for LogIn for application/json ContentType.
 type LogInJSONRequestBody = LoginRequest
+
+// PostOpenLineageRunEventJSONRequestBody defines body for PostOpenLineageRunEvent for application/json ContentType.
+type PostOpenLineageRunEventJSONRequestBody = OpenLineageRunEvent
 
 // SearchAuditEventsJSONRequestBody defines body for SearchAuditEvents for application/json ContentType.
 type SearchAuditEventsJSONRequestBody = AuditSearchRequest
@@ -1977,6 +2508,9 @@ type SignUpJSONRequestBody = SignUpRequest
 
 // TrackJSONRequestBody defines body for Track for application/json ContentType.
 type TrackJSONRequestBody TrackJSONBody
+
+// UsageStatsActionJSONRequestBody defines body for UsageStatsAction for application/json ContentType.
+type UsageStatsActionJSONRequestBody UsageStatsActionJSONBody
 
 // Getter for additional properties for ServerConfig. Returns the specified
 // element and whether it was found
@@ -3390,6 +3924,94 @@ func (t *OpenAPIErrorResponse) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsUsageBatchIngestRequest returns the union data inside the UsageStatsActionJSONBody as a UsageBatchIngestRequest
+func (t UsageStatsActionJSONBody) AsUsageBatchIngestRequest() (UsageBatchIngestRequest, error) {
+	var body UsageBatchIngestRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUsageBatchIngestRequest overwrites any union data inside the UsageStatsActionJSONBody as the provided UsageBatchIngestRequest
+func (t *UsageStatsActionJSONBody) FromUsageBatchIngestRequest(v UsageBatchIngestRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUsageBatchIngestRequest performs a merge with any union data inside the UsageStatsActionJSONBody, using the provided UsageBatchIngestRequest
+func (t *UsageStatsActionJSONBody) MergeUsageBatchIngestRequest(v UsageBatchIngestRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUsageQueryRequest returns the union data inside the UsageStatsActionJSONBody as a UsageQueryRequest
+func (t UsageStatsActionJSONBody) AsUsageQueryRequest() (UsageQueryRequest, error) {
+	var body UsageQueryRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUsageQueryRequest overwrites any union data inside the UsageStatsActionJSONBody as the provided UsageQueryRequest
+func (t *UsageStatsActionJSONBody) FromUsageQueryRequest(v UsageQueryRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUsageQueryRequest performs a merge with any union data inside the UsageStatsActionJSONBody, using the provided UsageQueryRequest
+func (t *UsageStatsActionJSONBody) MergeUsageQueryRequest(v UsageQueryRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUsageQueryRangeRequest returns the union data inside the UsageStatsActionJSONBody as a UsageQueryRangeRequest
+func (t UsageStatsActionJSONBody) AsUsageQueryRangeRequest() (UsageQueryRangeRequest, error) {
+	var body UsageQueryRangeRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUsageQueryRangeRequest overwrites any union data inside the UsageStatsActionJSONBody as the provided UsageQueryRangeRequest
+func (t *UsageStatsActionJSONBody) FromUsageQueryRangeRequest(v UsageQueryRangeRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUsageQueryRangeRequest performs a merge with any union data inside the UsageStatsActionJSONBody, using the provided UsageQueryRangeRequest
+func (t *UsageStatsActionJSONBody) MergeUsageQueryRangeRequest(v UsageQueryRangeRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UsageStatsActionJSONBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UsageStatsActionJSONBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -3813,6 +4435,48 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPISpec` operationId).
 	GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostOpenLineageRunEventWithBody Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEventWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostOpenLineageRunEvent Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEvent(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SearchAuditEventsWithBody Search audit events
 	//
 	// Searches recorded audit events (logins, creations and updates of users, tokens, policies,
@@ -3844,6 +4508,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PollEvents Read the platform event stream
+	//
+	// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+	// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+	// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+	// process run started or completed (`RUN`, with the job or flow it is a run of).
+	// Each event's `value` is a `PlatformEvent` record as a JSON string:
+	// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+	// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+	// `modifier`, `parameters`, `auditStamp` and `version`.
+	//
+	// Send the `offsetId` of the previous answer to continue where it ended: every committed
+	// change is delivered once, in commit order, across restarts, and a rolled-back write
+	// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+	// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+	// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+	// the server's `--event-retention` (default 7 days); an offset older than that continues
+	// from the oldest event kept. Needs the Get Platform Events privilege
+	// (`GET_PLATFORM_EVENTS`), 403 without it.
+	//
+	// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+	PollEvents(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BatchGetOpenAPIEntitiesV2WithBody Read a batch of entities (OpenAPI v2)
 	//
@@ -4003,6 +4691,23 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
 	RelationshipsByTypeV2(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTimeline The change history of an entity
+	//
+	// The transactions that changed a dataset or glossary term in the given categories within
+	// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+	// each version is compared with the one before it (the first with nothing). Categories of
+	// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+	// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+	// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+	// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+	// or changed type is major, an addition minor, a changed description a patch) and the
+	// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+	// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+	// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+	//
+	// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+	GetTimeline(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ScrollEntitiesV3 Scroll the entities of a type (OpenAPI v3)
 	//
@@ -4324,6 +5029,52 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /track (the `Track` operationId).
 	Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UsageStatsActionWithBody rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsActionWithBody(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UsageStatsAction rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsAction(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ApiGmsOperationsActionWithBody rest.li actions on the operations resource (/api/gms prefix)
@@ -4945,6 +5696,68 @@ func (c *Client) GetOpenAPISpec(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
+// PostOpenLineageRunEventWithBody Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *Client) PostOpenLineageRunEventWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostOpenLineageRunEventRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostOpenLineageRunEvent Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *Client) PostOpenLineageRunEvent(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostOpenLineageRunEventRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SearchAuditEventsWithBody Search audit events
 //
 // Searches recorded audit events (logins, creations and updates of users, tokens, policies,
@@ -4987,6 +5800,40 @@ func (c *Client) SearchAuditEventsWithBody(ctx context.Context, params *SearchAu
 // Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 func (c *Client) SearchAuditEvents(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSearchAuditEventsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PollEvents Read the platform event stream
+//
+// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+// process run started or completed (`RUN`, with the job or flow it is a run of).
+// Each event's `value` is a `PlatformEvent` record as a JSON string:
+// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+// `modifier`, `parameters`, `auditStamp` and `version`.
+//
+// Send the `offsetId` of the previous answer to continue where it ended: every committed
+// change is delivered once, in commit order, across restarts, and a rolled-back write
+// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+// the server's `--event-retention` (default 7 days); an offset older than that continues
+// from the oldest event kept. Needs the Get Platform Events privilege
+// (`GET_PLATFORM_EVENTS`), 403 without it.
+//
+// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+func (c *Client) PollEvents(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPollEventsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5336,6 +6183,33 @@ func (c *Client) RelationshipsOfEntityV2(ctx context.Context, entityName V3Entit
 // Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
 func (c *Client) RelationshipsByTypeV2(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRelationshipsByTypeV2Request(c.Server, relationshipType, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTimeline The change history of an entity
+//
+// The transactions that changed a dataset or glossary term in the given categories within
+// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+// each version is compared with the one before it (the first with nothing). Categories of
+// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+// or changed type is major, an addition minor, a changed description a patch) and the
+// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+//
+// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+func (c *Client) GetTimeline(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTimelineRequest(c.Server, urn, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5957,6 +6831,72 @@ func (c *Client) TrackWithBody(ctx context.Context, contentType string, body io.
 // Corresponds with POST /track (the `Track` operationId).
 func (c *Client) Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTrackRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UsageStatsActionWithBody rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *Client) UsageStatsActionWithBody(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUsageStatsActionRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UsageStatsAction rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *Client) UsageStatsAction(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUsageStatsActionRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7076,6 +8016,46 @@ func NewGetOpenAPISpecRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPostOpenLineageRunEventRequest calls the generic PostOpenLineageRunEvent builder with application/json body
+func NewPostOpenLineageRunEventRequest(server string, body PostOpenLineageRunEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostOpenLineageRunEventRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostOpenLineageRunEventRequestWithBody constructs an http.Request for the PostOpenLineageRunEvent method, with any body, and a specified content type
+func NewPostOpenLineageRunEventRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/openlineage/api/v1/lineage")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSearchAuditEventsRequest calls the generic SearchAuditEvents builder with application/json body
 func NewSearchAuditEventsRequest(server string, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7187,6 +8167,104 @@ func NewSearchAuditEventsRequestWithBody(server string, params *SearchAuditEvent
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPollEventsRequest constructs an http.Request for the PollEvents method
+func NewPollEventsRequest(server string, params *PollEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/events/poll")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "topic", params.Topic, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.OffsetId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offsetId", *params.OffsetId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PollTimeoutSeconds != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pollTimeoutSeconds", *params.PollTimeoutSeconds, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LookbackWindowDays != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lookbackWindowDays", *params.LookbackWindowDays, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -8352,6 +9430,103 @@ func NewRelationshipsByTypeV2Request(server string, relationshipType Relationshi
 		if params.IncludeSoftDelete != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeSoftDelete", *params.IncludeSoftDelete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTimelineRequest constructs an http.Request for the GetTimeline method
+func NewGetTimelineRequest(server string, urn UrnPath, params *GetTimelineParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "urn", urn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v2/timeline/v1/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Categories != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "categories", params.Categories, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StartTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "startTime", *params.StartTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endTime", *params.EndTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Raw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "raw", *params.Raw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -10001,6 +11176,84 @@ func NewTrackRequestWithBody(server string, contentType string, body io.Reader) 
 	return req, nil
 }
 
+// NewUsageStatsActionRequest calls the generic UsageStatsAction builder with application/json body
+func NewUsageStatsActionRequest(server string, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUsageStatsActionRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewUsageStatsActionRequestWithBody constructs an http.Request for the UsageStatsAction method, with any body, and a specified content type
+func NewUsageStatsActionRequestWithBody(server string, params *UsageStatsActionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/usageStats")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRestLiProtocolVersion != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-RestLi-Protocol-Version", *params.XRestLiProtocolVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-RestLi-Protocol-Version", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -10420,6 +11673,48 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPISpec` operationId).
 	GetOpenAPISpecWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPISpecResponse, error)
 
+	// PostOpenLineageRunEventWithBodyWithResponse Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEventWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error)
+
+	// PostOpenLineageRunEventWithResponse Record an OpenLineage run event
+	//
+	// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+	// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+	// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+	// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+	// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+	// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+	// the column lineage of `columnLineage` facets, the run the data process instance
+	// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+	// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+	// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+	// materialized with its `schema` facet. All of it is written in one transaction, or none
+	// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+	// Answers an empty 200.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+	PostOpenLineageRunEventWithResponse(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error)
+
 	// SearchAuditEventsWithBodyWithResponse Search audit events
 	//
 	// Searches recorded audit events (logins, creations and updates of users, tokens, policies,
@@ -10451,6 +11746,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/events/audit/search (the `SearchAuditEvents` operationId).
 	SearchAuditEventsWithResponse(ctx context.Context, params *SearchAuditEventsParams, body SearchAuditEventsJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchAuditEventsResponse, error)
+
+	// PollEventsWithResponse Read the platform event stream
+	//
+	// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+	// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+	// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+	// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+	// process run started or completed (`RUN`, with the job or flow it is a run of).
+	// Each event's `value` is a `PlatformEvent` record as a JSON string:
+	// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+	// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+	// `modifier`, `parameters`, `auditStamp` and `version`.
+	//
+	// Send the `offsetId` of the previous answer to continue where it ended: every committed
+	// change is delivered once, in commit order, across restarts, and a rolled-back write
+	// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+	// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+	// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+	// the server's `--event-retention` (default 7 days); an offset older than that continues
+	// from the oldest event kept. Needs the Get Platform Events privilege
+	// (`GET_PLATFORM_EVENTS`), 403 without it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+	PollEventsWithResponse(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*PollEventsResponse, error)
 
 	// BatchGetOpenAPIEntitiesV2WithBodyWithResponse Read a batch of entities (OpenAPI v2)
 	//
@@ -10628,6 +11949,25 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi/v2/relationship/{relationshipType} (the `RelationshipsByTypeV2` operationId).
 	RelationshipsByTypeV2WithResponse(ctx context.Context, relationshipType RelationshipTypePath, params *RelationshipsByTypeV2Params, reqEditors ...RequestEditorFn) (*RelationshipsByTypeV2Response, error)
+
+	// GetTimelineWithResponse The change history of an entity
+	//
+	// The transactions that changed a dataset or glossary term in the given categories within
+	// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+	// each version is compared with the one before it (the first with nothing). Categories of
+	// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+	// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+	// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+	// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+	// or changed type is major, an addition minor, a changed description a patch) and the
+	// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+	// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+	// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+	GetTimelineWithResponse(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*GetTimelineResponse, error)
 
 	// ScrollEntitiesV3WithResponse Scroll the entities of a type (OpenAPI v3)
 	//
@@ -10973,6 +12313,52 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /track (the `Track` operationId).
 	TrackWithResponse(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*TrackResponse, error)
+
+	// UsageStatsActionWithBodyWithResponse rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsActionWithBodyWithResponse(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error)
+
+	// UsageStatsActionWithResponse rest.li actions on the usageStats resource
+	//
+	// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+	//
+	// * `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+	//   `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+	//   all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+	// * `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+	//   inclusive, both optional), in buckets of `duration`.
+	// * `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+	//   `QUARTER`, `YEAR`, `ALL`) to now.
+	//
+	// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+	// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+	// whole window each user's and each field's summed counts (most used first), the number of
+	// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+	// privilege on the resource (403 otherwise).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+	UsageStatsActionWithResponse(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error)
 }
 
 // ApiGmsOperationsActionResponse200Headers the declared response headers of an HTTP 200 response for ApiGmsOperationsAction
@@ -12272,6 +13658,70 @@ func (r GetOpenAPISpecResponse) ContentType() string {
 	return ""
 }
 
+// PostOpenLineageRunEventResponse4XXHeaders the declared response headers of an HTTP 4XX response for PostOpenLineageRunEvent
+type PostOpenLineageRunEventResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// PostOpenLineageRunEventResponse5XXHeaders the declared response headers of an HTTP 5XX response for PostOpenLineageRunEvent
+type PostOpenLineageRunEventResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type PostOpenLineageRunEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *PostOpenLineageRunEventResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *PostOpenLineageRunEventResponse5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r PostOpenLineageRunEventResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r PostOpenLineageRunEventResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r PostOpenLineageRunEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostOpenLineageRunEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostOpenLineageRunEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostOpenLineageRunEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SearchAuditEventsResponse4XXHeaders the declared response headers of an HTTP 4XX response for SearchAuditEvents
 type SearchAuditEventsResponse4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -12337,6 +13787,77 @@ func (r SearchAuditEventsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SearchAuditEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PollEventsResponse4XXHeaders the declared response headers of an HTTP 4XX response for PollEvents
+type PollEventsResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// PollEventsResponse5XXHeaders the declared response headers of an HTTP 5XX response for PollEvents
+type PollEventsResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type PollEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExternalEventsResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *PollEventsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *PollEventsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PollEventsResponse) GetJSON200() *ExternalEventsResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r PollEventsResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r PollEventsResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r PollEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PollEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PollEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PollEventsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12988,6 +14509,77 @@ func (r RelationshipsByTypeV2Response) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RelationshipsByTypeV2Response) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTimelineResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetTimeline
+type GetTimelineResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// GetTimelineResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetTimeline
+type GetTimelineResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type GetTimelineResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]ChangeTransaction
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetTimelineResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetTimelineResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTimelineResponse) GetJSON200() *[]ChangeTransaction {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetTimelineResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetTimelineResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTimelineResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTimelineResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTimelineResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTimelineResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14075,6 +15667,84 @@ func (r TrackResponse) ContentType() string {
 	return ""
 }
 
+// UsageStatsActionResponse200Headers the declared response headers of an HTTP 200 response for UsageStatsAction
+type UsageStatsActionResponse200Headers struct {
+	XRestLiProtocolVersion *string
+}
+
+// UsageStatsActionResponse4XXHeaders the declared response headers of an HTTP 4XX response for UsageStatsAction
+type UsageStatsActionResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// UsageStatsActionResponse5XXHeaders the declared response headers of an HTTP 5XX response for UsageStatsAction
+type UsageStatsActionResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type UsageStatsActionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UsageQueryResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UsageStatsActionResponse200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *UsageStatsActionResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *UsageStatsActionResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UsageStatsActionResponse) GetJSON200() *UsageQueryResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r UsageStatsActionResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r UsageStatsActionResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r UsageStatsActionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UsageStatsActionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UsageStatsActionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UsageStatsActionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ApiGmsOperationsActionWithBodyWithResponse rest.li actions on the operations resource (/api/gms prefix)
 //
 // Same as `POST /operations` (the `/api/gms` prefix of the DataHub frontend proxy).
@@ -14612,6 +16282,60 @@ func (c *ClientWithResponses) GetOpenAPISpecWithResponse(ctx context.Context, re
 	return ParseGetOpenAPISpecResponse(rsp)
 }
 
+// PostOpenLineageRunEventWithBodyWithResponse Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *ClientWithResponses) PostOpenLineageRunEventWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error) {
+	rsp, err := c.PostOpenLineageRunEventWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostOpenLineageRunEventResponse(rsp)
+}
+
+// PostOpenLineageRunEventWithResponse Record an OpenLineage run event
+//
+// Accepts an OpenLineage `RunEvent` (https://openlineage.io/spec/), as the OpenLineage
+// integrations of Airflow, Spark, dbt and others send it, and records it as DataHub does:
+// the job's pipeline (the part of `job.name` before the first `.`) becomes the data flow
+// `urn:li:dataFlow:(<orchestrator>,<pipeline>,<job.namespace>)` (the orchestrator is the
+// run's `processing_engine`, or the integration named at the end of `producer`), the job a
+// data job of that flow whose `dataJobInputOutput` holds the input and output datasets and
+// the column lineage of `columnLineage` facets, the run the data process instance
+// `urn:li:dataProcessInstance:<runId>` with its inputs, outputs and run event (started,
+// completed or failed), and every dataset (platform from the namespace's URI scheme, or the
+// namespace itself; paths for file systems; Glue and Hive tables behind symlinks) is
+// materialized with its `schema` facet. All of it is written in one transaction, or none
+// of it with a 400 naming what is wrong. Needs the privilege to edit every entity written.
+// Answers an empty 200.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/openlineage/api/v1/lineage (the `PostOpenLineageRunEvent` operationId).
+func (c *ClientWithResponses) PostOpenLineageRunEventWithResponse(ctx context.Context, body PostOpenLineageRunEventJSONRequestBody, reqEditors ...RequestEditorFn) (*PostOpenLineageRunEventResponse, error) {
+	rsp, err := c.PostOpenLineageRunEvent(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostOpenLineageRunEventResponse(rsp)
+}
+
 // SearchAuditEventsWithBodyWithResponse Search audit events
 //
 // Searches recorded audit events (logins, creations and updates of users, tokens, policies,
@@ -14654,6 +16378,38 @@ func (c *ClientWithResponses) SearchAuditEventsWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseSearchAuditEventsResponse(rsp)
+}
+
+// PollEventsWithResponse Read the platform event stream
+//
+// Reads DataHub's platform events (topic `PlatformEvent_v1`): the entity change events of
+// every committed write, in commit order — an entity created or deleted (`LIFECYCLE`), a
+// tag, term, owner or domain added or removed, a schema field added, removed, renamed or
+// retyped (`TECHNICAL_SCHEMA`), documentation changed, a deprecation or soft deletion, a
+// process run started or completed (`RUN`, with the job or flow it is a run of).
+// Each event's `value` is a `PlatformEvent` record as a JSON string:
+// `{"header": {"timestampMillis": ...}, "name": "entityChangeEvent", "payload": {"value": "<EntityChangeEvent JSON>", "contentType": "application/json"}}`,
+// where the EntityChangeEvent has `entityType`, `entityUrn`, `category`, `operation`,
+// `modifier`, `parameters`, `auditStamp` and `version`.
+//
+// Send the `offsetId` of the previous answer to continue where it ended: every committed
+// change is delivered once, in commit order, across restarts, and a rolled-back write
+// never appears. Without `offsetId` the poll starts at the end of the stream (only new
+// events), or `lookbackWindowDays` back. When no event is there yet the poll waits up to
+// `pollTimeoutSeconds` and answers as soon as events are committed. Events are kept for
+// the server's `--event-retention` (default 7 days); an offset older than that continues
+// from the oldest event kept. Needs the Get Platform Events privilege
+// (`GET_PLATFORM_EVENTS`), 403 without it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/events/poll (the `PollEvents` operationId).
+func (c *ClientWithResponses) PollEventsWithResponse(ctx context.Context, params *PollEventsParams, reqEditors ...RequestEditorFn) (*PollEventsResponse, error) {
+	rsp, err := c.PollEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePollEventsResponse(rsp)
 }
 
 // BatchGetOpenAPIEntitiesV2WithBodyWithResponse Read a batch of entities (OpenAPI v2)
@@ -14945,6 +16701,31 @@ func (c *ClientWithResponses) RelationshipsByTypeV2WithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseRelationshipsByTypeV2Response(rsp)
+}
+
+// GetTimelineWithResponse The change history of an entity
+//
+// The transactions that changed a dataset or glossary term in the given categories within
+// `[startTime, endTime]`, oldest first, computed from the stored versions of its aspects:
+// each version is compared with the one before it (the first with nothing). Categories of
+// a dataset: `TECHNICAL_SCHEMA` (schema fields added, removed, renamed, retyped; primary
+// keys), `DOCUMENTATION` (descriptions of the dataset and its fields, links), `TAG` and
+// `GLOSSARY_TERM` (on the dataset and its fields), `OWNER`; of a glossary term: `OWNER` and
+// `DOCUMENTATION`. Every transaction carries a computed semantic version (a removed field
+// or changed type is major, an addition minor, a changed description a patch) and the
+// version of every aspect of the entity at that time (`versionStamp`). Other entity types
+// answer 400. Needs the View Entity privilege on the entity, and the Get Timeline
+// privilege (`GET_TIMELINE_PRIVILEGE`) unless `REST_API_AUTHORIZATION_ENABLED` is false.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v2/timeline/v1/{urn} (the `GetTimeline` operationId).
+func (c *ClientWithResponses) GetTimelineWithResponse(ctx context.Context, urn UrnPath, params *GetTimelineParams, reqEditors ...RequestEditorFn) (*GetTimelineResponse, error) {
+	rsp, err := c.GetTimeline(ctx, urn, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTimelineResponse(rsp)
 }
 
 // ScrollEntitiesV3WithResponse Scroll the entities of a type (OpenAPI v3)
@@ -15470,6 +17251,64 @@ func (c *ClientWithResponses) TrackWithResponse(ctx context.Context, body TrackJ
 		return nil, err
 	}
 	return ParseTrackResponse(rsp)
+}
+
+// UsageStatsActionWithBodyWithResponse rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *ClientWithResponses) UsageStatsActionWithBodyWithResponse(ctx context.Context, params *UsageStatsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error) {
+	rsp, err := c.UsageStatsActionWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUsageStatsActionResponse(rsp)
+}
+
+// UsageStatsActionWithResponse rest.li actions on the usageStats resource
+//
+// DataHub's usage statistics of datasets, kept as `datasetUsageStatistics` timeseries values.
+//
+//   - `batchIngest` — store usage aggregations (`buckets`), each as the dataset's
+//     `datasetUsageStatistics` at the bucket's start with the bucket's duration as granularity,
+//     all of them or none. Answers an empty 200. Needs the privilege to edit each dataset.
+//   - `query` — the usage of `resource` between `startTime` and `endTime` (epoch ms,
+//     inclusive, both optional), in buckets of `duration`.
+//   - `queryRange` — the same from `rangeFromEnd` ago (`HOUR`, `DAY`, `WEEK`, `MONTH`,
+//     `QUARTER`, `YEAR`, `ALL`) to now.
+//
+// A query answers, per calendar bucket (UTC; weeks from Monday) holding usage values, the
+// latest value's `uniqueUserCount`, `totalSqlQueries` and `topSqlQueries`, and over the
+// whole window each user's and each field's summed counts (most used first), the number of
+// users and the sum of the buckets' query counts. Queries need the View Dataset Usage
+// privilege on the resource (403 otherwise).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /usageStats (the `UsageStatsAction` operationId).
+func (c *ClientWithResponses) UsageStatsActionWithResponse(ctx context.Context, params *UsageStatsActionParams, body UsageStatsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*UsageStatsActionResponse, error) {
+	rsp, err := c.UsageStatsAction(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUsageStatsActionResponse(rsp)
 }
 
 // ParseApiGmsOperationsActionResponse parses an HTTP response from a ApiGmsOperationsActionWithResponse call
@@ -16820,6 +18659,79 @@ func ParseGetOpenAPISpecResponse(rsp *http.Response) (*GetOpenAPISpecResponse, e
 	return response, nil
 }
 
+// ParsePostOpenLineageRunEventResponse parses an HTTP response from a PostOpenLineageRunEventWithResponse call
+func ParsePostOpenLineageRunEventResponse(rsp *http.Response) (*PostOpenLineageRunEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostOpenLineageRunEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers PostOpenLineageRunEventResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers PostOpenLineageRunEventResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
 // ParseSearchAuditEventsResponse parses an HTTP response from a SearchAuditEventsWithResponse call
 func ParseSearchAuditEventsResponse(rsp *http.Response) (*SearchAuditEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16877,6 +18789,83 @@ func ParseSearchAuditEventsResponse(rsp *http.Response) (*SearchAuditEventsRespo
 		response.Headers4XX = &headers
 	case rsp.StatusCode/100 == 5:
 		var headers SearchAuditEventsResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePollEventsResponse parses an HTTP response from a PollEventsWithResponse call
+func ParsePollEventsResponse(rsp *http.Response) (*PollEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PollEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExternalEventsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers PollEventsResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers PollEventsResponse5XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17333,6 +19322,83 @@ func ParseRelationshipsByTypeV2Response(rsp *http.Response) (*RelationshipsByTyp
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseGetTimelineResponse parses an HTTP response from a GetTimelineWithResponse call
+func ParseGetTimelineResponse(rsp *http.Response) (*GetTimelineResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTimelineResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []ChangeTransaction
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetTimelineResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetTimelineResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -18201,6 +20267,93 @@ func ParseTrackResponse(rsp *http.Response) (*TrackResponse, error) {
 		response.Headers4XX = &headers
 	case rsp.StatusCode/100 == 5:
 		var headers TrackResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUsageStatsActionResponse parses an HTTP response from a UsageStatsActionWithResponse call
+func ParseUsageStatsActionResponse(rsp *http.Response) (*UsageStatsActionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UsageStatsActionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UsageQueryResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UsageStatsActionResponse200Headers
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers UsageStatsActionResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers UsageStatsActionResponse5XXHeaders
 		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

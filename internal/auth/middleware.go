@@ -15,6 +15,8 @@ import (
 
 	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/events"
+	"github.com/catalogd/catalogd/internal/timeline"
 )
 
 // TraceHeader is the response header carrying the request's trace id: a
@@ -254,6 +256,17 @@ func (s *Service) authorizeRoute(r *http.Request, actor string, entityURN func(*
 		return nil, s.Require(ctx, actor, Resource{}, "read metrics", PrivGetAnalytics)
 	case p == "/api/graphql" || p == "/api/v2/graphql" || p == LoginPath || p == audit.TrackPath:
 		return nil, nil
+	case p == events.PollPath:
+		return nil, s.Require(ctx, actor, Resource{}, "read platform events", PrivGetPlatformEvents)
+	case r.Method == http.MethodGet && strings.HasPrefix(p, timeline.Path):
+		res := pathResource(r, timeline.Path)
+		if err := s.Require(ctx, actor, res, "view entity", viewPrivileges...); err != nil {
+			return nil, err
+		}
+		if s.cfg.RestAuthorization {
+			return nil, s.Require(ctx, actor, res, "get timeline", PrivGetTimeline)
+		}
+		return nil, nil
 	case r.Method == http.MethodGet:
 		for _, prefix := range []string{"/entitiesV2/", "/entities/", "/aspects/"} {
 			if strings.HasPrefix(p, prefix) {
@@ -279,6 +292,16 @@ func (s *Service) authorizeRoute(r *http.Request, actor string, entityURN func(*
 			}
 			peekJSON(r, &args)
 			return func(status int) { s.recordRestore(ctx, actor, status, args.URN, args.Aspect) }, nil
+		case p == "/usageStats" && (action == "query" || action == "queryRange"):
+			var args struct {
+				Resource string `json:"resource"`
+			}
+			peekJSON(r, &args)
+			res := resourceOf(args.Resource)
+			if err := s.Require(ctx, actor, res, "view entity", viewPrivileges...); err != nil {
+				return nil, err
+			}
+			return nil, s.Require(ctx, actor, res, "view usage", PrivViewDatasetUsage)
 		case action == "getTimeseriesAspectValues":
 			var args struct {
 				URN    string `json:"urn"`

@@ -26,6 +26,8 @@ const (
 	PrivGetTimeseriesAspect = "GET_TIMESERIES_ASPECT_PRIVILEGE"
 	PrivRestoreIndices      = "RESTORE_INDICES_PRIVILEGE"
 	PrivGetAnalytics        = "GET_ANALYTICS_PRIVILEGE"
+	PrivGetPlatformEvents   = "GET_PLATFORM_EVENTS"
+	PrivGetTimeline         = "GET_TIMELINE_PRIVILEGE"
 	PrivManagePolicies      = "MANAGE_POLICIES"
 	PrivManageIngestion     = "MANAGE_INGESTION"
 	PrivManageAccessTokens  = "MANAGE_ACCESS_TOKENS"

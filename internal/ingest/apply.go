@@ -32,6 +32,12 @@ type applier struct {
 	order   []string
 	written int
 	changes []Change // for the audit log and the observer, when the service has them
+	// aspectChanges are the changes of recorded aspects, for the
+	// service's change recorder; the first nEncoded of them are encoded
+	// as encoded.
+	aspectChanges []AspectChange
+	encoded       []EncodedChanges
+	nEncoded      int
 
 	// A planning applier (see Service.plan) runs before the transaction,
 	// with no tx: flush keeps each round of writes in rounds instead of
@@ -181,7 +187,45 @@ func (a *applier) write(ctx context.Context) (int, error) {
 	if err := finishIndex(ctx, true); err != nil {
 		return 0, err
 	}
+	if err := a.encodeChanges(); err != nil {
+		return 0, err
+	}
+	if len(a.encoded) > 0 {
+		if err := a.svc.changes.RecordChanges(ctx, a.tx, a.encoded); err != nil {
+			return 0, err
+		}
+	}
 	return a.written, nil
+}
+
+// encodeChanges has the change recorder encode the changes noted since the
+// last call.
+func (a *applier) encodeChanges() error {
+	if a.nEncoded == len(a.aspectChanges) {
+		return nil
+	}
+	rec, err := a.svc.changes.EncodeChanges(a.aspectChanges[a.nEncoded:])
+	if err != nil {
+		return err
+	}
+	a.encoded = append(a.encoded, rec)
+	a.nEncoded = len(a.aspectChanges)
+	return nil
+}
+
+// recordChange notes a change of aspect of urn from the slot's stored state
+// (when it exists) to value, for the change recorder.
+func (a *applier) recordChange(urn, aspect string, s *slot, value []byte) {
+	r := a.svc.changes
+	if r == nil || !r.RecordsAspect(aspect) {
+		return
+	}
+	c := AspectChange{URN: urn, EntityType: a.touched[urn].entity.Name, Aspect: aspect, Value: value,
+		Created: catalog.AuditStamp{Time: a.now, Actor: a.actor}}
+	if s != nil && s.exists {
+		c.Previous = s.cur.Value
+	}
+	a.aspectChanges = append(a.aspectChanges, c)
 }
 
 // dirtyEntities returns the state of the entities of urns whose search
@@ -286,6 +330,15 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 				a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
 				t.dirty = true
 			}
+			if rows > 0 {
+				key := slots[p.aspect.Name]
+				if key == nil || !key.exists {
+					// Only the key's existence matters to a record of
+					// the deletion.
+					key = &slot{cur: catalog.Aspect{Value: json.RawMessage("{}")}, exists: true}
+				}
+				a.recordChange(p.urn, p.aspect.Name, key, nil)
+			}
 			a.state[p.urn] = map[string]*slot{}
 			t.deleted = true
 			t.changed = map[string]bool{}
@@ -298,6 +351,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		if n > 0 {
 			a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
 			t.dirty = true
+			a.recordChange(p.urn, p.aspect.Name, slots[p.aspect.Name], nil)
 		}
 		delete(slots, p.aspect.Name)
 		delete(t.changed, p.aspect.Name)
@@ -336,6 +390,7 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		})
 		a.written++
 		a.audit(p.urn, p.entity.Name, p.aspect.Name, false)
+		a.recordChange(p.urn, p.aspect.Name, nil, p.canon)
 		t.dirty = true
 		return nil
 	}
@@ -411,6 +466,7 @@ func (a *applier) put(ctx context.Context, urn, aspect string, decoded any, valu
 		URN: urn, Name: aspect, Value: value, SystemMetadata: sysMD,
 		Created: catalog.AuditStamp{Time: a.now, Actor: a.actor},
 	}}
+	a.recordChange(urn, aspect, s, value)
 	if s == nil {
 		s = &slot{}
 		slots[aspect] = s

@@ -112,6 +112,43 @@ type Auditor interface {
 	RecordChanges(ctx context.Context, tx catalog.Tx, actor string, at int64, changes []Change) error
 }
 
+// AspectChange is one change of a versioned aspect's latest value, with the
+// values before and after it, or one timeseries value written (with no
+// value before it), for change recorders.
+type AspectChange struct {
+	URN, EntityType, Aspect string
+	// Previous is the value before the change, nil when the aspect did not
+	// exist.
+	Previous json.RawMessage
+	// Value is the value after the change, nil when the aspect (or, for
+	// the key aspect, the entity) was deleted.
+	Value json.RawMessage
+	// Created is who made the change and when.
+	Created catalog.AuditStamp
+}
+
+// ChangeRecorder records the changes a write made to aspects, with their
+// values before and after, inside its transaction, so that
+// the record commits or rolls back with them. It works in two steps so
+// that the costly one can run before the transaction: EncodeChanges turns
+// changes into a record, RecordChanges writes records. Readers must not
+// modify the values.
+type ChangeRecorder interface {
+	// RecordsAspect reports whether changes of the named aspect are
+	// recorded; the writer collects no others.
+	RecordsAspect(aspect string) bool
+	// EncodeChanges makes the record of changes, in the order given. For
+	// a request planned ahead of its transaction (WithPlanAhead) it runs
+	// before the transaction, and the record is dropped when the plan is.
+	EncodeChanges(changes []AspectChange) (EncodedChanges, error)
+	// RecordChanges writes the records of a write, in order, last in its
+	// transaction; it is called when the write changed recorded aspects.
+	RecordChanges(ctx context.Context, tx catalog.Tx, records []EncodedChanges) error
+}
+
+// EncodedChanges is a record a ChangeRecorder made, opaque to the writer.
+type EncodedChanges any
+
 // Authorizer decides, before anything is written, whether actor may make the
 // changes a request asks for; a refusal is a Forbidden error.
 type Authorizer interface {
@@ -139,6 +176,7 @@ type Service struct {
 	auditors   []Auditor
 	authorizer Authorizer
 	observer   Observer
+	changes    ChangeRecorder
 	now        func() time.Time
 	schemas    schemaCache // parsed aspect schemas, for PATCH
 	// ahead reads the state requests are planned against (WithPlanAhead);
@@ -161,6 +199,10 @@ func WithIndexer(idx Indexer) Option { return func(s *Service) { s.indexer = idx
 // WithAuditor makes the service report every change to a, in the write
 // transaction. Given several times, every auditor is called, in order.
 func WithAuditor(a Auditor) Option { return func(s *Service) { s.auditors = append(s.auditors, a) } }
+
+// WithChangeRecorder makes the service report the changes of every write
+// to r, last in the write transaction.
+func WithChangeRecorder(r ChangeRecorder) Option { return func(s *Service) { s.changes = r } }
 
 // WithAuthorizer makes the service ask a before every write.
 func WithAuthorizer(a Authorizer) Option { return func(s *Service) { s.authorizer = a } }
@@ -390,6 +432,9 @@ func (s *Service) plan(ctx context.Context, actor string, now int64, urns []stri
 		return nil
 	}
 	if a.sets, err = a.edgeSets(a.order); err != nil {
+		return nil
+	}
+	if err := a.encodeChanges(); err != nil {
 		return nil
 	}
 	a.planned, a.plannedN = true, len(a.order)
@@ -735,15 +780,29 @@ func (s *Service) DeleteEntity(ctx context.Context, actor string, urn catalog.UR
 		if err != nil {
 			return err
 		}
+		now := s.now().UnixMilli()
 		if rows+timeseriesRows > 0 {
 			for _, au := range s.auditors {
-				if err := au.RecordChanges(ctx, tx, actor, s.now().UnixMilli(), deleted); err != nil {
+				if err := au.RecordChanges(ctx, tx, actor, now, deleted); err != nil {
 					return err
 				}
 			}
 		}
 		if s.indexer != nil {
-			return s.indexer.Reindex(ctx, tx, []string{urn.String()})
+			if err := s.indexer.Reindex(ctx, tx, []string{urn.String()}); err != nil {
+				return err
+			}
+		}
+		if rows > 0 && s.changes != nil && s.changes.RecordsAspect(ent.KeyAspect) {
+			// The key's value is gone with the rows; that it existed is
+			// what a record of the deletion needs.
+			gone := AspectChange{URN: urn.String(), EntityType: ent.Name, Aspect: ent.KeyAspect,
+				Previous: json.RawMessage("{}"), Created: catalog.AuditStamp{Time: now, Actor: actor}}
+			rec, err := s.changes.EncodeChanges([]AspectChange{gone})
+			if err != nil {
+				return err
+			}
+			return s.changes.RecordChanges(ctx, tx, []EncodedChanges{rec})
 		}
 		return nil
 	})
