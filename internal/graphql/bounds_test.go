@@ -3,8 +3,6 @@ package graphql
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -128,48 +126,8 @@ func TestCheckDocument(t *testing.T) {
 // sent with the fragments it uses as the UI sends it, is within the bounds
 // on documents (complexity aside, which is DataHub's own limit).
 func TestBoundsAdmitDataHubUI(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "datahub-ui", "*.graphql"))
-	if err != nil || len(files) == 0 {
-		t.Skip("DataHub's web UI queries not found in ../shared/datahub-ui")
-	}
-	var all ast.QueryDocument
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, perr := parser.ParseQuery(&ast.Source{Name: f, Input: string(b)})
-		if perr != nil {
-			t.Fatalf("%s: %v", f, perr)
-		}
-		all.Operations = append(all.Operations, d.Operations...)
-		all.Fragments = append(all.Fragments, d.Fragments...)
-	}
-	byName := map[string]*ast.FragmentDefinition{}
-	for _, f := range all.Fragments {
-		byName[f.Name] = f
-	}
-	for _, op := range all.Operations {
-		doc := &ast.QueryDocument{Operations: ast.OperationList{op}}
-		used := map[string]bool{}
-		var add func(set ast.SelectionSet)
-		add = func(set ast.SelectionSet) {
-			for _, s := range set {
-				switch s := s.(type) {
-				case *ast.Field:
-					add(s.SelectionSet)
-				case *ast.InlineFragment:
-					add(s.SelectionSet)
-				case *ast.FragmentSpread:
-					if f := byName[s.Name]; f != nil && !used[s.Name] {
-						used[s.Name] = true
-						doc.Fragments = append(doc.Fragments, f)
-						add(f.SelectionSet)
-					}
-				}
-			}
-		}
-		add(op.SelectionSet)
+	for _, o := range uiOperations(t) {
+		doc, op := o.doc, o.doc.Operations[0]
 		var text bytes.Buffer
 		formatter.NewFormatter(&text).FormatQueryDocument(doc)
 		if err := scanNesting(text.String()); err != nil {
