@@ -118,7 +118,7 @@ func (r *queryResolver) DataPlatform(ctx context.Context, urn string) (*model.Da
 
 // Entity returns any entity by URN.
 func (r *queryResolver) Entity(ctx context.Context, urn string) (model.Entity, error) {
-	e := entityOf(urn)
+	e := model.EntityOf(urn)
 	if e == nil {
 		return nil, nil
 	}
@@ -136,7 +136,7 @@ func (r *queryResolver) Entities(ctx context.Context, urns []string, checkForExi
 	l.prime(ctx, urns)
 	out := make([]model.Entity, 0, len(urns))
 	for _, u := range urns {
-		e := entityOf(u)
+		e := model.EntityOf(u)
 		if deref(checkForExistence) {
 			ok, err := l.exists(ctx, u)
 			if err != nil {

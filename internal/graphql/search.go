@@ -108,7 +108,7 @@ func (r *Resolver) runSearch(ctx context.Context, ents []string, query string, f
 	out := &model.SearchResults{Start: s, Count: len(res.Hits), Total: res.Total, SearchResults: make([]*model.SearchResult, 0, len(res.Hits))}
 	urns := make([]string, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		e := entityOf(h.URN)
+		e := model.EntityOf(h.URN)
 		if e == nil {
 			continue
 		}
@@ -137,7 +137,7 @@ func facets(fields []string, counts map[string]map[string]int) []*model.FacetMet
 		vals := counts[f]
 		aggs := make([]*model.AggregationMetadata, 0, len(vals))
 		for v, n := range vals {
-			aggs = append(aggs, &model.AggregationMetadata{Value: v, Count: int64(n), Entity: entityOf(v)})
+			aggs = append(aggs, &model.AggregationMetadata{Value: v, Count: int64(n), Entity: model.EntityOf(v)})
 		}
 		sort.Slice(aggs, func(i, j int) bool {
 			if aggs[i].Count != aggs[j].Count {
@@ -176,7 +176,7 @@ func (r *queryResolver) SearchAcrossLineage(ctx context.Context, in model.Search
 	}
 	kept := nodes[:0:0]
 	for _, n := range nodes {
-		if entityOf(n.URN) != nil && (wanted == nil || wanted[urnType(n.URN)]) {
+		if model.EntityOf(n.URN) != nil && (wanted == nil || wanted[urnType(n.URN)]) {
 			kept = append(kept, n)
 		}
 	}
@@ -198,7 +198,7 @@ func (r *queryResolver) SearchAcrossLineage(ctx context.Context, in model.Search
 	for _, n := range window(kept, s, c) {
 		urns = append(urns, n.URN)
 		out.SearchResults = append(out.SearchResults, &model.SearchAcrossLineageResult{
-			Entity: entityOf(n.URN), MatchedFields: []*model.MatchedField{}, Degree: n.Hops, Degrees: []int{n.Hops},
+			Entity: model.EntityOf(n.URN), MatchedFields: []*model.MatchedField{}, Degree: n.Hops, Degrees: []int{n.Hops},
 			Paths: []*model.EntityPath{{Path: entitiesOf(n.Path)}},
 		})
 	}
@@ -279,7 +279,7 @@ func (r *queryResolver) AutoCompleteForMultiple(ctx context.Context, in model.Au
 	types := in.Types
 	if len(types) == 0 {
 		for _, n := range searchableTypes {
-			types = append(types, entityTypes[n])
+			types = append(types, model.EntityTypes[n])
 		}
 	}
 	out := &model.AutoCompleteMultipleResults{Query: in.Query, Suggestions: []*model.AutoCompleteResultForEntity{}}
