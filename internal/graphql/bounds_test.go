@@ -2,6 +2,7 @@ package graphql
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -89,7 +90,9 @@ func TestCheckDocument(t *testing.T) {
 		{name: "the unused operation counts too", query: "query A { a } query B { " + strings.Repeat("a ", MaxComplexity+1) + "}", wantErr: `operation "B" has complexity`},
 		{name: "exponential fragments", query: "{ ...F0 } " + fragments(60, func(i int) string {
 			return fmt.Sprintf("...F%d ...F%d", i+1, i+1)
-		}) + "fragment F60 on Query { a }", wantErr: "has complexity 2147483647"},
+		}) + "fragment F60 on Query { a }", wantErr: "selects 2147483647 fields with its fragments expanded, more than the limit of 250000"},
+		{name: "a fragment counts once however often it is spread", query: "{ " + strings.Repeat("a { ...F } ", 40) + "} fragment F on Query { " + strings.Repeat("b ", 100) + "}"},
+		{name: "fragments add their fields", query: "{ b ...F0 ...F1 } " + fragments(2, func(int) string { return strings.Repeat("a ", 1000) }), wantErr: "has complexity 2001"},
 		{name: "fragment cycle", query: "{ ...F0 } " + fragments(100, func(i int) string {
 			return fmt.Sprintf("...F%d", (i+1)%100)
 		}), wantErr: "is spread within itself"},
@@ -108,7 +111,7 @@ func TestCheckDocument(t *testing.T) {
 			if perr != nil {
 				t.Fatalf("parse: %v", perr)
 			}
-			err := checkDocument(doc)
+			err := checkDocument(doc, nil)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("checkDocument = %v, want no error", err)
@@ -146,5 +149,30 @@ func TestBoundsAdmitDataHubUI(t *testing.T) {
 		if w, ok := validationWork(doc, m.fragments, MaxValidationWork); !ok {
 			t.Errorf("%s: validation work %d", op.Name, w)
 		}
+		// The UI pages searches by up to 20 hits, which adds to the cost.
+		if err := checkDocument(doc, map[string]any{"input": map[string]any{"count": json.Number("20")}}); err != nil {
+			t.Errorf("%s: %v", op.Name, err)
+		}
+	}
+}
+
+// TestComplexityOfSearches checks DataHub's extra cost of searches returning
+// whole results: twice their count, from a literal or a variable.
+func TestComplexityOfSearches(t *testing.T) {
+	const q = `query($input: SearchInput!) { a: search(input: $input) { searchResults { entity { ...searchResultFields } } } ` +
+		`b: search(input: {count: 5}) { searchResults { entity { ...searchResultFields } } } ` +
+		`c: search(input: {count: 1000}) { searchResults { entity { urn } } } } fragment searchResultFields on Entity { urn }`
+	doc, perr := parser.ParseQuery(&ast.Source{Input: q})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	fragments := map[string]*ast.FragmentDefinition{"searchResultFields": doc.Fragments[0]}
+	// 3 searches, 3 searchResults, 3 entities, 2 urns (the fragment once):
+	// 11, plus 2 × 5 for b and 2 × 7 for a.
+	if got := complexity(doc.Operations[0], fragments, map[string]any{"input": map[string]any{"count": json.Number("7")}}); got != 11+10+14 {
+		t.Errorf("complexity = %d, want %d", got, 11+10+14)
+	}
+	if err := checkComplexity(doc, map[string]any{"input": map[string]any{"count": json.Number("1000")}}); err == nil || !strings.Contains(err.Message, "complexity 2021") {
+		t.Errorf("checkComplexity = %v, want complexity 2021 refused", err)
 	}
 }
