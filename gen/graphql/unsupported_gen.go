@@ -8,6 +8,267 @@ import (
 	"github.com/catalogd/catalogd/internal/graphql/model"
 )
 
+// QueryLookups answers the fields of Query that look an entity up by
+// URN (marked @lookup): the entity when Exists reports it stored, else null.
+// The resolver of Query embeds it.
+type QueryLookups struct {
+	// Exists reports whether urn names a stored entity of the registry's
+	// entity type entity.
+	Exists func(ctx context.Context, urn, entity string) (bool, error)
+}
+
+// DataPlatform looks up a dataPlatform by URN.
+func (l QueryLookups) DataPlatform(ctx context.Context, urn string) (*model.DataPlatform, error) {
+	ok, err := l.Exists(ctx, urn, "dataPlatform")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataPlatform{Urn: urn}, nil
+}
+
+// Dataset looks up a dataset by URN.
+func (l QueryLookups) Dataset(ctx context.Context, urn string) (*model.Dataset, error) {
+	ok, err := l.Exists(ctx, urn, "dataset")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Dataset{Urn: urn}, nil
+}
+
+// Dashboard looks up a dashboard by URN.
+func (l QueryLookups) Dashboard(ctx context.Context, urn string) (*model.Dashboard, error) {
+	ok, err := l.Exists(ctx, urn, "dashboard")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Dashboard{Urn: urn}, nil
+}
+
+// Chart looks up a chart by URN.
+func (l QueryLookups) Chart(ctx context.Context, urn string) (*model.Chart, error) {
+	ok, err := l.Exists(ctx, urn, "chart")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Chart{Urn: urn}, nil
+}
+
+// DataFlow looks up a dataFlow by URN.
+func (l QueryLookups) DataFlow(ctx context.Context, urn string) (*model.DataFlow, error) {
+	ok, err := l.Exists(ctx, urn, "dataFlow")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataFlow{Urn: urn}, nil
+}
+
+// DataJob looks up a dataJob by URN.
+func (l QueryLookups) DataJob(ctx context.Context, urn string) (*model.DataJob, error) {
+	ok, err := l.Exists(ctx, urn, "dataJob")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataJob{Urn: urn}, nil
+}
+
+// Tag looks up a tag by URN.
+func (l QueryLookups) Tag(ctx context.Context, urn string) (*model.Tag, error) {
+	ok, err := l.Exists(ctx, urn, "tag")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Tag{Urn: urn}, nil
+}
+
+// View looks up a dataHubView by URN.
+func (l QueryLookups) View(ctx context.Context, urn string) (*model.DataHubView, error) {
+	ok, err := l.Exists(ctx, urn, "dataHubView")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataHubView{Urn: urn}, nil
+}
+
+// Role looks up a role by URN.
+func (l QueryLookups) Role(ctx context.Context, urn string) (*model.Role, error) {
+	ok, err := l.Exists(ctx, urn, "role")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Role{Urn: urn}, nil
+}
+
+// ErModelRelationship looks up a erModelRelationship by URN.
+func (l QueryLookups) ErModelRelationship(ctx context.Context, urn string) (*model.ERModelRelationship, error) {
+	ok, err := l.Exists(ctx, urn, "erModelRelationship")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.ERModelRelationship{Urn: urn}, nil
+}
+
+// GlossaryTerm looks up a glossaryTerm by URN.
+func (l QueryLookups) GlossaryTerm(ctx context.Context, urn string) (*model.GlossaryTerm, error) {
+	ok, err := l.Exists(ctx, urn, "glossaryTerm")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.GlossaryTerm{Urn: urn}, nil
+}
+
+// GlossaryNode looks up a glossaryNode by URN.
+func (l QueryLookups) GlossaryNode(ctx context.Context, urn string) (*model.GlossaryNode, error) {
+	ok, err := l.Exists(ctx, urn, "glossaryNode")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.GlossaryNode{Urn: urn}, nil
+}
+
+// Container looks up a container by URN.
+func (l QueryLookups) Container(ctx context.Context, urn string) (*model.Container, error) {
+	ok, err := l.Exists(ctx, urn, "container")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Container{Urn: urn}, nil
+}
+
+// Domain looks up a domain by URN.
+func (l QueryLookups) Domain(ctx context.Context, urn string) (*model.Domain, error) {
+	ok, err := l.Exists(ctx, urn, "domain")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Domain{Urn: urn}, nil
+}
+
+// Assertion looks up a assertion by URN.
+func (l QueryLookups) Assertion(ctx context.Context, urn string) (*model.Assertion, error) {
+	ok, err := l.Exists(ctx, urn, "assertion")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Assertion{Urn: urn}, nil
+}
+
+// MlModel looks up a mlModel by URN.
+func (l QueryLookups) MlModel(ctx context.Context, urn string) (*model.MLModel, error) {
+	ok, err := l.Exists(ctx, urn, "mlModel")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.MLModel{Urn: urn}, nil
+}
+
+// MlModelGroup looks up a mlModelGroup by URN.
+func (l QueryLookups) MlModelGroup(ctx context.Context, urn string) (*model.MLModelGroup, error) {
+	ok, err := l.Exists(ctx, urn, "mlModelGroup")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.MLModelGroup{Urn: urn}, nil
+}
+
+// MlFeature looks up a mlFeature by URN.
+func (l QueryLookups) MlFeature(ctx context.Context, urn string) (*model.MLFeature, error) {
+	ok, err := l.Exists(ctx, urn, "mlFeature")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.MLFeature{Urn: urn}, nil
+}
+
+// MlFeatureTable looks up a mlFeatureTable by URN.
+func (l QueryLookups) MlFeatureTable(ctx context.Context, urn string) (*model.MLFeatureTable, error) {
+	ok, err := l.Exists(ctx, urn, "mlFeatureTable")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.MLFeatureTable{Urn: urn}, nil
+}
+
+// MlPrimaryKey looks up a mlPrimaryKey by URN.
+func (l QueryLookups) MlPrimaryKey(ctx context.Context, urn string) (*model.MLPrimaryKey, error) {
+	ok, err := l.Exists(ctx, urn, "mlPrimaryKey")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.MLPrimaryKey{Urn: urn}, nil
+}
+
+// DataProduct looks up a dataProduct by URN.
+func (l QueryLookups) DataProduct(ctx context.Context, urn string) (*model.DataProduct, error) {
+	ok, err := l.Exists(ctx, urn, "dataProduct")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataProduct{Urn: urn}, nil
+}
+
+// BusinessAttribute looks up a businessAttribute by URN.
+func (l QueryLookups) BusinessAttribute(ctx context.Context, urn string) (*model.BusinessAttribute, error) {
+	ok, err := l.Exists(ctx, urn, "businessAttribute")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.BusinessAttribute{Urn: urn}, nil
+}
+
+// DataProcessInstance looks up a dataProcessInstance by URN.
+func (l QueryLookups) DataProcessInstance(ctx context.Context, urn string) (*model.DataProcessInstance, error) {
+	ok, err := l.Exists(ctx, urn, "dataProcessInstance")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataProcessInstance{Urn: urn}, nil
+}
+
+// Application looks up a application by URN.
+func (l QueryLookups) Application(ctx context.Context, urn string) (*model.Application, error) {
+	ok, err := l.Exists(ctx, urn, "application")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Application{Urn: urn}, nil
+}
+
+// Connection looks up a dataHubConnection by URN.
+func (l QueryLookups) Connection(ctx context.Context, urn string) (*model.DataHubConnection, error) {
+	ok, err := l.Exists(ctx, urn, "dataHubConnection")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.DataHubConnection{Urn: urn}, nil
+}
+
+// ExecutionRequest looks up a dataHubExecutionRequest by URN.
+func (l QueryLookups) ExecutionRequest(ctx context.Context, urn string) (*model.ExecutionRequest, error) {
+	ok, err := l.Exists(ctx, urn, "dataHubExecutionRequest")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.ExecutionRequest{Urn: urn}, nil
+}
+
+// Test looks up a test by URN.
+func (l QueryLookups) Test(ctx context.Context, urn string) (*model.Test, error) {
+	ok, err := l.Exists(ctx, urn, "test")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.Test{Urn: urn}, nil
+}
+
+// VersionSet looks up a versionSet by URN.
+func (l QueryLookups) VersionSet(ctx context.Context, urn string) (*model.VersionSet, error) {
+	ok, err := l.Exists(ctx, urn, "versionSet")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &model.VersionSet{Urn: urn}, nil
+}
+
 // MutationUnsupported answers the fields of Mutation that catalogd does
 // not serve (marked @unsupported) with an error saying so. The resolver of
 // Mutation embeds it.
@@ -516,58 +777,10 @@ func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versio
 	return zero, model.Unsupported("Query.versionedDataset")
 }
 
-// View is not served by catalogd.
-func (QueryUnsupported) View(ctx context.Context, urn string) (*model.DataHubView, error) {
-	var zero *model.DataHubView
-	return zero, model.Unsupported("Query.view")
-}
-
-// Role is not served by catalogd.
-func (QueryUnsupported) Role(ctx context.Context, urn string) (*model.Role, error) {
-	var zero *model.Role
-	return zero, model.Unsupported("Query.role")
-}
-
-// ErModelRelationship is not served by catalogd.
-func (QueryUnsupported) ErModelRelationship(ctx context.Context, urn string) (*model.ERModelRelationship, error) {
-	var zero *model.ERModelRelationship
-	return zero, model.Unsupported("Query.erModelRelationship")
-}
-
-// Assertion is not served by catalogd.
-func (QueryUnsupported) Assertion(ctx context.Context, urn string) (*model.Assertion, error) {
-	var zero *model.Assertion
-	return zero, model.Unsupported("Query.assertion")
-}
-
 // GetGrantedPrivileges is not served by catalogd.
 func (QueryUnsupported) GetGrantedPrivileges(ctx context.Context, input model.GetGrantedPrivilegesInput) (*model.Privileges, error) {
 	var zero *model.Privileges
 	return zero, model.Unsupported("Query.getGrantedPrivileges")
-}
-
-// MlModelGroup is not served by catalogd.
-func (QueryUnsupported) MlModelGroup(ctx context.Context, urn string) (*model.MLModelGroup, error) {
-	var zero *model.MLModelGroup
-	return zero, model.Unsupported("Query.mlModelGroup")
-}
-
-// MlFeature is not served by catalogd.
-func (QueryUnsupported) MlFeature(ctx context.Context, urn string) (*model.MLFeature, error) {
-	var zero *model.MLFeature
-	return zero, model.Unsupported("Query.mlFeature")
-}
-
-// MlFeatureTable is not served by catalogd.
-func (QueryUnsupported) MlFeatureTable(ctx context.Context, urn string) (*model.MLFeatureTable, error) {
-	var zero *model.MLFeatureTable
-	return zero, model.Unsupported("Query.mlFeatureTable")
-}
-
-// MlPrimaryKey is not served by catalogd.
-func (QueryUnsupported) MlPrimaryKey(ctx context.Context, urn string) (*model.MLPrimaryKey, error) {
-	var zero *model.MLPrimaryKey
-	return zero, model.Unsupported("Query.mlPrimaryKey")
 }
 
 // GetEntityCounts is not served by catalogd.
@@ -630,40 +843,16 @@ func (QueryUnsupported) GetQuickFilters(ctx context.Context, input model.GetQuic
 	return zero, model.Unsupported("Query.getQuickFilters")
 }
 
-// DataProduct is not served by catalogd.
-func (QueryUnsupported) DataProduct(ctx context.Context, urn string) (*model.DataProduct, error) {
-	var zero *model.DataProduct
-	return zero, model.Unsupported("Query.dataProduct")
-}
-
 // ListOwnershipTypes is not served by catalogd.
 func (QueryUnsupported) ListOwnershipTypes(ctx context.Context, input model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
 	var zero *model.ListOwnershipTypesResult
 	return zero, model.Unsupported("Query.listOwnershipTypes")
 }
 
-// BusinessAttribute is not served by catalogd.
-func (QueryUnsupported) BusinessAttribute(ctx context.Context, urn string) (*model.BusinessAttribute, error) {
-	var zero *model.BusinessAttribute
-	return zero, model.Unsupported("Query.businessAttribute")
-}
-
 // ListBusinessAttributes is not served by catalogd.
 func (QueryUnsupported) ListBusinessAttributes(ctx context.Context, input model.ListBusinessAttributesInput) (*model.ListBusinessAttributesResult, error) {
 	var zero *model.ListBusinessAttributesResult
 	return zero, model.Unsupported("Query.listBusinessAttributes")
-}
-
-// DataProcessInstance is not served by catalogd.
-func (QueryUnsupported) DataProcessInstance(ctx context.Context, urn string) (*model.DataProcessInstance, error) {
-	var zero *model.DataProcessInstance
-	return zero, model.Unsupported("Query.dataProcessInstance")
-}
-
-// Application is not served by catalogd.
-func (QueryUnsupported) Application(ctx context.Context, urn string) (*model.Application, error) {
-	var zero *model.Application
-	return zero, model.Unsupported("Query.application")
 }
 
 // IsAnalyticsEnabled is not served by catalogd.
@@ -708,12 +897,6 @@ func (QueryUnsupported) DocPropagationSettings(ctx context.Context) (*model.DocP
 	return zero, model.Unsupported("Query.docPropagationSettings")
 }
 
-// Connection is not served by catalogd.
-func (QueryUnsupported) Connection(ctx context.Context, urn string) (*model.DataHubConnection, error) {
-	var zero *model.DataHubConnection
-	return zero, model.Unsupported("Query.connection")
-}
-
 // ListSecrets is not served by catalogd.
 func (QueryUnsupported) ListSecrets(ctx context.Context, input model.ListSecretsInput) (*model.ListSecretsResult, error) {
 	var zero *model.ListSecretsResult
@@ -730,12 +913,6 @@ func (QueryUnsupported) IngestionSource(ctx context.Context, urn string) (*model
 func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.ListExecutionRequestsInput) (*model.IngestionSourceExecutionRequests, error) {
 	var zero *model.IngestionSourceExecutionRequests
 	return zero, model.Unsupported("Query.listExecutionRequests")
-}
-
-// ExecutionRequest is not served by catalogd.
-func (QueryUnsupported) ExecutionRequest(ctx context.Context, urn string) (*model.ExecutionRequest, error) {
-	var zero *model.ExecutionRequest
-	return zero, model.Unsupported("Query.executionRequest")
 }
 
 // ListRecommendations is not served by catalogd.
@@ -780,12 +957,6 @@ func (QueryUnsupported) BatchGetStepStates(ctx context.Context, input model.Batc
 	return zero, model.Unsupported("Query.batchGetStepStates")
 }
 
-// Test is not served by catalogd.
-func (QueryUnsupported) Test(ctx context.Context, urn string) (*model.Test, error) {
-	var zero *model.Test
-	return zero, model.Unsupported("Query.test")
-}
-
 // ListTests is not served by catalogd.
 func (QueryUnsupported) ListTests(ctx context.Context, input model.ListTestsInput) (*model.ListTestsResult, error) {
 	var zero *model.ListTestsResult
@@ -808,10 +979,4 @@ func (QueryUnsupported) GetSchemaVersionList(ctx context.Context, input model.Ge
 func (QueryUnsupported) GetTimeline(ctx context.Context, input model.GetTimelineInput) (*model.GetTimelineResult, error) {
 	var zero *model.GetTimelineResult
 	return zero, model.Unsupported("Query.getTimeline")
-}
-
-// VersionSet is not served by catalogd.
-func (QueryUnsupported) VersionSet(ctx context.Context, urn string) (*model.VersionSet, error) {
-	var zero *model.VersionSet
-	return zero, model.Unsupported("Query.versionSet")
 }

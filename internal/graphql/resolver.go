@@ -95,6 +95,7 @@ type (
 	queryResolver struct {
 		*Resolver
 		generated.QueryUnsupported
+		generated.QueryLookups
 	}
 	mutationResolver struct {
 		*Resolver
@@ -103,7 +104,9 @@ type (
 )
 
 // Query implements generated.ResolverRoot.
-func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{Resolver: r} }
+func (r *Resolver) Query() generated.QueryResolver {
+	return &queryResolver{Resolver: r, QueryLookups: generated.QueryLookups{Exists: r.storedAs}}
+}
 
 // Mutation implements generated.ResolverRoot.
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{Resolver: r} }

@@ -23,6 +23,8 @@
 //     is always null.
 //   - @unsupported on a field: the field answers an error saying catalogd
 //     does not serve it.
+//   - @lookup on a root field taking a urn: the field answers the entity
+//     the URN names when one is stored, else null.
 //
 // Every field of an entity type, and of a type showing part of an aspect,
 // must be generated: by an annotation, or, on the latter, by its name.
@@ -49,6 +51,7 @@ const (
 	dirComputed    = "computed"
 	dirUnsupported = "unsupported"
 	dirUnset       = "unset"
+	dirLookup      = "lookup"
 )
 
 // model is the analysis of a schema: which types the generator writes and

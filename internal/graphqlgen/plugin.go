@@ -114,6 +114,20 @@ func (p *Plugin) GenerateCode(data *codegen.Data) error {
 		sort.Strings(unbound)
 		return fmt.Errorf("generated fields gqlgen could not bind (see its log above):\n  %s", strings.Join(unbound, "\n  "))
 	}
+	for _, o := range roots {
+		for _, f := range o.Fields {
+			if f.FieldDefinition.Directives.ForName(dirLookup) == nil {
+				continue
+			}
+			where := o.Name + "." + f.Name
+			if e := p.model.byName[f.FieldDefinition.Type.Name()]; e == nil || !e.fromURN || f.FieldDefinition.Type.Elem != nil {
+				return fmt.Errorf("%s: @lookup returns an entity type", where)
+			}
+			if len(f.Args) != 1 || f.Args[0].Name != "urn" {
+				return fmt.Errorf("%s: @lookup takes one argument, urn", where)
+			}
+		}
+	}
 	return templates.Render(templates.Options{
 		PackageName:     data.Config.Exec.Package,
 		Filename:        filepath.Join(data.Config.Exec.Dir(), RootsFile),
@@ -125,7 +139,21 @@ func (p *Plugin) GenerateCode(data *codegen.Data) error {
 			"unsupported": func(f *codegen.Field) bool {
 				return f.FieldDefinition.Directives.ForName(dirUnsupported) != nil
 			},
-			"result":   resultType,
+			"lookup": func(f *codegen.Field) string {
+				if f.FieldDefinition.Directives.ForName(dirLookup) == nil {
+					return ""
+				}
+				return p.model.byName[f.FieldDefinition.Type.Name()].name
+			},
+			"result": resultType,
+			"hasLookups": func(o *codegen.Object) bool {
+				for _, f := range o.Fields {
+					if f.FieldDefinition.Directives.ForName(dirLookup) != nil {
+						return true
+					}
+				}
+				return false
+			},
 			"modelPkg": func() string { return data.Config.Model.ImportPath() },
 		},
 	})
@@ -144,6 +172,26 @@ func resultType(decl string) string {
 const rootsTemplate = `
 {{ reserveImport "context" }}
 {{ $model := lookupImport modelPkg }}
+{{- range $obj := . }}{{ if hasLookups $obj }}
+// {{ $obj.Name }}Lookups answers the fields of {{ $obj.Name }} that look an entity up by
+// URN (marked @lookup): the entity when Exists reports it stored, else null.
+// The resolver of {{ $obj.Name }} embeds it.
+type {{ $obj.Name }}Lookups struct {
+	// Exists reports whether urn names a stored entity of the registry's
+	// entity type entity.
+	Exists func(ctx context.Context, urn, entity string) (bool, error)
+}
+{{ range $f := $obj.Fields }}{{ with lookup $f }}
+// {{ $f.GoFieldName }} looks up a {{ . }} by URN.
+func (l {{ $obj.Name }}Lookups) {{ $f.GoFieldName }}{{ $f.ShortResolverDeclaration }} {
+	ok, err := l.Exists(ctx, urn, "{{ . }}")
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &{{ $model }}.{{ $f.TypeReference.Definition.Name | goModelName }}{Urn: urn}, nil
+}
+{{ end }}{{ end }}
+{{- end }}{{ end }}
 {{- range $obj := . }}
 // {{ $obj.Name }}Unsupported answers the fields of {{ $obj.Name }} that catalogd does
 // not serve (marked @unsupported) with an error saying so. The resolver of
