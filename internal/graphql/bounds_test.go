@@ -130,7 +130,7 @@ func TestCheckDocument(t *testing.T) {
 // on documents (complexity aside, which is DataHub's own limit).
 func TestBoundsAdmitDataHubUI(t *testing.T) {
 	for _, o := range uiOperations(t) {
-		doc, op := o.doc, o.doc.Operations[0]
+		doc, op := o.Doc, o.Doc.Operations[0]
 		var text bytes.Buffer
 		formatter.NewFormatter(&text).FormatQueryDocument(doc)
 		if err := scanNesting(text.String()); err != nil {

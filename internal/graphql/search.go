@@ -13,10 +13,72 @@ import (
 )
 
 // searchableTypes are the entity types searchAcrossEntities covers when the
-// client names none: those with a GraphQL type here.
+// client names none, DataHub's.
 var searchableTypes = []string{
-	"dataset", "chart", "dashboard", "dataFlow", "dataJob", "mlModel", "container", "domain",
-	"tag", "glossaryTerm", "glossaryNode", "corpuser", "corpGroup",
+	"dataset", "dashboard", "chart", "mlModel", "mlModelGroup", "mlFeatureTable", "mlFeature", "mlPrimaryKey",
+	"dataFlow", "dataJob", "glossaryTerm", "glossaryNode", "tag", "role", "corpuser", "corpGroup", "container",
+	"domain", "dataProduct", "notebook", "businessAttribute", "schemaField", "application",
+}
+
+// entityTypeField is the pseudo search field DataHub filters entity types
+// by, with EntityType symbols as values.
+const entityTypeField = "_entityType"
+
+// narrowByEntityType takes the _entityType criteria out of filter and
+// narrows ents by them: a conjunction keeps the types its criteria allow,
+// and the search covers the types some conjunction keeps.
+func narrowByEntityType(ents []string, filter *search.FilterInput) ([]string, *search.FilterInput) {
+	if filter == nil {
+		return ents, nil
+	}
+	keep := map[string]bool{}
+	narrowed := false
+	out := &search.FilterInput{Or: make([]search.ConjunctionInput, 0, len(filter.Or))}
+	for _, and := range filter.Or {
+		allowed := map[string]bool{}
+		for _, e := range ents {
+			allowed[e] = true
+		}
+		var rest search.ConjunctionInput
+		for _, c := range and.And {
+			if strings.TrimSuffix(c.Field, ".keyword") != entityTypeField {
+				rest.And = append(rest.And, c)
+				continue
+			}
+			narrowed = true
+			named := map[string]bool{}
+			values := c.Values
+			if c.Value != nil {
+				values = append(values, *c.Value)
+			}
+			for _, v := range values {
+				if n, ok := entityNames[model.EntityType(strings.ToUpper(v))]; ok {
+					named[n] = true
+				} else {
+					named[v] = true
+				}
+			}
+			for e := range allowed {
+				if named[e] == c.Negated {
+					delete(allowed, e)
+				}
+			}
+		}
+		for e := range allowed {
+			keep[e] = true
+		}
+		out.Or = append(out.Or, rest)
+	}
+	if !narrowed {
+		return ents, filter
+	}
+	kept := make([]string, 0, len(keep))
+	for _, e := range ents {
+		if keep[e] {
+			kept = append(kept, e)
+		}
+	}
+	return kept, out
 }
 
 func (r *Resolver) searchService() (*search.Service, error) {
@@ -101,6 +163,9 @@ func (r *Resolver) runSearch(ctx context.Context, ents []string, query string, f
 		return nil, err
 	}
 	s, c := page(start, count, 10)
+	if ents, filter = narrowByEntityType(ents, filter); len(ents) == 0 {
+		return &model.SearchResults{Start: s, SearchResults: []*model.SearchResult{}}, nil
+	}
 	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: query, Filter: filter, Start: s, Count: c})
 	if err != nil {
 		return nil, err
