@@ -49,7 +49,7 @@ var pageSeeds = []map[string]any{
 		"valueType": "urn:li:dataType:datahub.number", "entityTypes": []any{"urn:li:entityType:datahub.dataset"}, "displayName": "Retention"}),
 	seed("urn:li:dataHubView:all-hive", "dataHubView", "dataHubViewInfo", map[string]any{"name": "Hive", "type": "GLOBAL",
 		"definition": map[string]any{"entityTypes": []any{"DATASET"}, "filter": map[string]any{"or": []any{map[string]any{"and": []any{map[string]any{"field": "platform", "value": "urn:li:dataPlatform:hive", "values": []any{"urn:li:dataPlatform:hive"}, "condition": "EQUAL"}}}}}},
-		"created": map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}, "lastModified": map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}}),
+		"created":    map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}, "lastModified": map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}}),
 	seed("urn:li:query:top-users", "query", "queryProperties", map[string]any{"name": "top users", "statement": map[string]any{"value": "select * from users", "language": "SQL"},
 		"source": "MANUAL", "created": map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}, "lastModified": map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}}),
 	seed("urn:li:test:freshness", "test", "testInfo", map[string]any{"name": "freshness", "category": "quality", "definition": map[string]any{"type": "JSON", "json": "{}"}}),
@@ -291,4 +291,3 @@ func pageVariables(op contract.UIOperation, urn string) map[string]any {
 	}
 	return vars
 }
-

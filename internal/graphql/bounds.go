@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 

@@ -30,9 +30,6 @@ func (r *Resolver) storedAs(ctx context.Context, urn, entityType string) (bool, 
 	return r.loaderOf(ctx).exists(ctx, urn)
 }
 
-
-
-
 // keyed returns the entity of the given type at urn whether or not anything
 // is stored for it, as DataHub answers users and groups: from their key,
 // which it makes from the URN when none is stored, so that a removed one
@@ -55,15 +52,6 @@ func (r *queryResolver) CorpUser(_ context.Context, urn string) (*model.CorpUser
 func (r *queryResolver) CorpGroup(_ context.Context, urn string) (*model.CorpGroup, error) {
 	return keyed(urn, "corpGroup", func(u string) *model.CorpGroup { return &model.CorpGroup{Urn: u} }), nil
 }
-
-
-
-
-
-
-
-
-
 
 // Entity returns any entity by URN.
 func (r *queryResolver) Entity(ctx context.Context, urn string) (model.Entity, error) {
