@@ -777,12 +777,6 @@ func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versio
 	return zero, model.Unsupported("Query.versionedDataset")
 }
 
-// GetGrantedPrivileges is not served by catalogd.
-func (QueryUnsupported) GetGrantedPrivileges(ctx context.Context, input model.GetGrantedPrivilegesInput) (*model.Privileges, error) {
-	var zero *model.Privileges
-	return zero, model.Unsupported("Query.getGrantedPrivileges")
-}
-
 // GetEntityCounts is not served by catalogd.
 func (QueryUnsupported) GetEntityCounts(ctx context.Context, input *model.EntityCountInput) (*model.EntityCountResults, error) {
 	var zero *model.EntityCountResults
@@ -819,28 +813,10 @@ func (QueryUnsupported) ListPosts(ctx context.Context, input model.ListPostsInpu
 	return zero, model.Unsupported("Query.listPosts")
 }
 
-// ListMyViews is not served by catalogd.
-func (QueryUnsupported) ListMyViews(ctx context.Context, input model.ListMyViewsInput) (*model.ListViewsResult, error) {
-	var zero *model.ListViewsResult
-	return zero, model.Unsupported("Query.listMyViews")
-}
-
-// ListGlobalViews is not served by catalogd.
-func (QueryUnsupported) ListGlobalViews(ctx context.Context, input model.ListGlobalViewsInput) (*model.ListViewsResult, error) {
-	var zero *model.ListViewsResult
-	return zero, model.Unsupported("Query.listGlobalViews")
-}
-
 // ListQueries is not served by catalogd.
 func (QueryUnsupported) ListQueries(ctx context.Context, input model.ListQueriesInput) (*model.ListQueriesResult, error) {
 	var zero *model.ListQueriesResult
 	return zero, model.Unsupported("Query.listQueries")
-}
-
-// GetQuickFilters is not served by catalogd.
-func (QueryUnsupported) GetQuickFilters(ctx context.Context, input model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
-	var zero *model.GetQuickFiltersResult
-	return zero, model.Unsupported("Query.getQuickFilters")
 }
 
 // ListOwnershipTypes is not served by catalogd.
@@ -879,18 +855,6 @@ func (QueryUnsupported) GetMetadataAnalyticsCharts(ctx context.Context, input mo
 	return zero, model.Unsupported("Query.getMetadataAnalyticsCharts")
 }
 
-// AppConfig is not served by catalogd.
-func (QueryUnsupported) AppConfig(ctx context.Context) (*model.AppConfig, error) {
-	var zero *model.AppConfig
-	return zero, model.Unsupported("Query.appConfig")
-}
-
-// GlobalViewsSettings is not served by catalogd.
-func (QueryUnsupported) GlobalViewsSettings(ctx context.Context) (*model.GlobalViewsSettings, error) {
-	var zero *model.GlobalViewsSettings
-	return zero, model.Unsupported("Query.globalViewsSettings")
-}
-
 // DocPropagationSettings is not served by catalogd.
 func (QueryUnsupported) DocPropagationSettings(ctx context.Context) (*model.DocPropagationSettings, error) {
 	var zero *model.DocPropagationSettings
@@ -913,12 +877,6 @@ func (QueryUnsupported) IngestionSource(ctx context.Context, urn string) (*model
 func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.ListExecutionRequestsInput) (*model.IngestionSourceExecutionRequests, error) {
 	var zero *model.IngestionSourceExecutionRequests
 	return zero, model.Unsupported("Query.listExecutionRequests")
-}
-
-// ListRecommendations is not served by catalogd.
-func (QueryUnsupported) ListRecommendations(ctx context.Context, input model.ListRecommendationsInput) (*model.ListRecommendationsResult, error) {
-	var zero *model.ListRecommendationsResult
-	return zero, model.Unsupported("Query.listRecommendations")
 }
 
 // ScrollAcrossEntities is not served by catalogd.
@@ -949,12 +907,6 @@ func (QueryUnsupported) ListDataProductAssets(ctx context.Context, urn string, i
 func (QueryUnsupported) BrowseV2(ctx context.Context, input model.BrowseV2Input) (*model.BrowseResultsV2, error) {
 	var zero *model.BrowseResultsV2
 	return zero, model.Unsupported("Query.browseV2")
-}
-
-// BatchGetStepStates is not served by catalogd.
-func (QueryUnsupported) BatchGetStepStates(ctx context.Context, input model.BatchGetStepStatesInput) (*model.BatchGetStepStatesResult, error) {
-	var zero *model.BatchGetStepStatesResult
-	return zero, model.Unsupported("Query.batchGetStepStates")
 }
 
 // ListTests is not served by catalogd.

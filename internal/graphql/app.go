@@ -1,0 +1,277 @@
+package graphql
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/catalogd/catalogd/internal/auth"
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/graphql/model"
+	"github.com/catalogd/catalogd/internal/search"
+)
+
+// This file holds what every page of DataHub's web UI asks first: the
+// application's configuration, the caller's views and settings, and the
+// home page's quick filters and recommendations.
+
+// AppVersion is the DataHub release whose interface catalogd serves, as
+// appConfig reports it.
+const AppVersion = "v1.1.0"
+
+// AppConfig is the configuration the web UI reads at start: DataHub's
+// defaults, with the features catalogd serves.
+func (r *queryResolver) AppConfig(ctx context.Context) (*model.AppConfig, error) {
+	privs := make([]*model.Privilege, len(platformPrivileges))
+	for i, p := range platformPrivileges {
+		privs[i] = &model.Privilege{Type: p[0], DisplayName: ptr(p[1]), Description: ptr(p[2])}
+	}
+	return &model.AppConfig{
+		AppVersion:               ptr(AppVersion),
+		AuthConfig:               &model.AuthConfig{TokenAuthEnabled: true},
+		AnalyticsConfig:          &model.AnalyticsConfig{Enabled: false},
+		PoliciesConfig:           &model.PoliciesConfig{Enabled: r.auth != nil, PlatformPrivileges: privs, ResourcePrivileges: []*model.ResourcePrivileges{}},
+		IdentityManagementConfig: &model.IdentityManagementConfig{Enabled: true},
+		ManagedIngestionConfig:   &model.ManagedIngestionConfig{Enabled: true},
+		LineageConfig:            &model.LineageConfig{SupportsImpactAnalysis: true},
+		VisualConfig: &model.VisualConfig{
+			LogoURL: ptr("/assets/platforms/datahublogo.png"), FaviconURL: ptr("/assets/icons/favicon.ico"),
+			QueriesTab: &model.QueriesTabConfig{QueriesTabResultSize: ptr(5)}, EntityProfiles: &model.EntityProfilesConfig{Domain: &model.EntityProfileConfig{}},
+			SearchResult: &model.SearchResultsVisualConfig{EnableNameHighlight: ptr(true)}, ShowFullTitleInLineage: ptr(false),
+			Theme: &model.ThemeConfig{}, Application: &model.ApplicationConfig{ShowSidebarSectionWhenEmpty: ptr(false)},
+		},
+		TelemetryConfig: &model.TelemetryConfig{EnableThirdPartyLogging: ptr(false)},
+		TestsConfig:     &model.TestsConfig{Enabled: false},
+		ViewsConfig:     &model.ViewsConfig{Enabled: true},
+		SearchBarConfig: &model.SearchBarConfig{APIVariant: model.SearchBarAPIAutocompleteForMultiple},
+		HomePageConfig:  &model.HomePageConfig{FirstInPersonalSidebar: model.PersonalSidebarSectionYourAssets},
+		FeatureFlags: &model.FeatureFlagsConfig{
+			ShowSearchFiltersV2: true, ShowBrowseV2: true, PlatformBrowseV2: true, LineageGraphV2: true,
+			NestedDomainsEnabled: true, DataContractsEnabled: true, ThemeV2Enabled: true, ThemeV2Toggleable: true,
+			SchemaFieldLineageIgnoreStatus: true, ShowManageStructuredProperties: true, ShowNavBarRedesign: true,
+			ShowAutoCompleteResults: true, ShowManageTags: true, ShowIntroducePage: true, ShowLineageExpandMore: true,
+		},
+		ChromeExtensionConfig: &model.ChromeExtensionConfig{Enabled: true, LineageEnabled: true},
+	}, nil
+}
+
+// platformPrivileges are DataHub's platform privileges: type, display name,
+// description.
+var platformPrivileges = [][3]string{
+	{auth.PrivManagePolicies, "Manage Policies", "Create and remove access control policies."},
+	{auth.PrivManageIngestion, "Manage Metadata Ingestion", "Create, remove, and update Metadata Ingestion sources."},
+	{"MANAGE_SECRETS", "Manage Secrets", "Create & remove Secrets stored inside DataHub."},
+	{auth.PrivManageUsers, "Manage Users & Groups", "Create, remove, and update users and groups on DataHub."},
+	{"VIEW_ANALYTICS", "View Analytics", "View the DataHub analytics dashboard."},
+	{auth.PrivGetAnalytics, "Get Analytics", "Get analytics data through the API."},
+	{auth.PrivManageDomains, "Manage Domains", "Create and remove Asset Domains."},
+	{auth.PrivManageGlossaries, "Manage Glossaries", "Create, edit, and remove Glossary Entities."},
+	{auth.PrivManageTags, "Manage Tags", "Create and remove Tags."},
+	{auth.PrivGeneratePersonal, "Generate Personal Access Tokens", "Generate personal access tokens for use with DataHub APIs."},
+	{auth.PrivManageAccessTokens, "Manage All Access Tokens", "Create, list and revoke access tokens on behalf of users."},
+	{auth.PrivManageCredentials, "Manage User Credentials", "Manage credentials for native DataHub users."},
+	{"CREATE_TAGS", "Create Tags", "Create new Tags."},
+	{"CREATE_DOMAINS", "Create Domains", "Create new Domains."},
+	{"MANAGE_GLOBAL_VIEWS", "Manage Public Views", "Create, update, and delete any Public (shared) Views."},
+	{"MANAGE_GLOBAL_OWNERSHIP_TYPES", "Manage Ownership Types", "Create, update and delete Ownership Types."},
+	{auth.PrivRestoreIndices, "Restore Indices API", "Restore indices through the API."},
+}
+
+// globalSettingsURN is the entity holding DataHub's global settings.
+const globalSettingsURN = "urn:li:globalSettings:0"
+
+// GlobalViewsSettings is the default view of the instance, from the global
+// settings.
+func (r *queryResolver) GlobalViewsSettings(ctx context.Context) (*model.GlobalViewsSettings, error) {
+	v, err := r.loaderOf(ctx).Aspect(ctx, globalSettingsURN, "globalSettingsInfo")
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	return &model.GlobalViewsSettings{DefaultView: nonEmpty(jsonString(m, "views", "defaultView"))}, nil
+}
+
+// BatchGetStepStates reads the caller's onboarding step states, leaving out
+// those never stored.
+func (r *queryResolver) BatchGetStepStates(ctx context.Context, in model.BatchGetStepStatesInput) (*model.BatchGetStepStatesResult, error) {
+	l := r.loaderOf(ctx)
+	urns := make([]string, len(in.Ids))
+	for i, id := range in.Ids {
+		urns[i] = catalog.NewURN("dataHubStepState", id)
+	}
+	l.Want(urns...)
+	out := &model.BatchGetStepStatesResult{Results: []*model.StepStateResult{}}
+	for i, u := range urns {
+		v, err := l.Aspect(ctx, u, "dataHubStepStateProperties")
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		if m == nil {
+			continue
+		}
+		res := &model.StepStateResult{ID: in.Ids[i], Properties: []*model.StringMapEntry{}}
+		props, _ := m["properties"].(map[string]any)
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		s := model.NewScope(u, l, 0)
+		for _, k := range keys {
+			res.Properties = append(res.Properties, model.NewStringMapEntry(map[string]any{"key": k, "value": props[k]}, s))
+		}
+		out.Results = append(out.Results, res)
+	}
+	return out, nil
+}
+
+// GetGrantedPrivileges lists the privileges an actor holds on a resource
+// (or on the platform), of those catalogd's policies grant.
+func (r *queryResolver) GetGrantedPrivileges(ctx context.Context, in model.GetGrantedPrivilegesInput) (*model.Privileges, error) {
+	out := &model.Privileges{Privileges: []string{}}
+	if r.auth == nil {
+		return out, nil
+	}
+	res := auth.Resource{}
+	if in.ResourceSpec != nil {
+		res = auth.Resource{Type: entityNames[in.ResourceSpec.ResourceType], URN: in.ResourceSpec.ResourceUrn}
+	}
+	for _, p := range grantablePrivileges {
+		ok, err := r.auth.Allowed(ctx, in.ActorUrn, res, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out.Privileges = append(out.Privileges, p)
+		}
+	}
+	return out, nil
+}
+
+// grantablePrivileges are the privileges GetGrantedPrivileges reports on.
+var grantablePrivileges = func() []string {
+	out := []string{auth.PrivViewEntity, auth.PrivEditEntity, auth.PrivDeleteEntity, auth.PrivViewDatasetProfile,
+		auth.PrivViewDatasetUsage, auth.PrivViewDatasetOps, auth.PrivGetEntity, auth.PrivSearch}
+	for _, p := range platformPrivileges {
+		out = append(out, p[0])
+	}
+	return out
+}()
+
+// maxQuickFilters is how many platforms the search bar offers as quick
+// filters.
+const maxQuickFilters = 5
+
+// GetQuickFilters offers the platforms with the most entities as search
+// filters.
+func (r *queryResolver) GetQuickFilters(ctx context.Context, _ model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
+	top, err := r.topPlatforms(ctx, maxQuickFilters)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.GetQuickFiltersResult{QuickFilters: []*model.QuickFilter{}}
+	for _, p := range top {
+		out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: "platform", Value: p, Entity: &model.DataPlatform{Urn: p}})
+	}
+	return out, nil
+}
+
+// topPlatforms returns the platforms with the most searchable entities,
+// most first, at most n.
+func (r *Resolver) topPlatforms(ctx context.Context, n int) ([]string, error) {
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: searchableTypes, Input: "*", Count: 0})
+	if err != nil {
+		return nil, err
+	}
+	counts := res.SearchResult.Facets["platform"]
+	platforms := make([]string, 0, len(counts))
+	for p := range counts {
+		if strings.HasPrefix(p, "urn:li:dataPlatform:") {
+			platforms = append(platforms, p)
+		}
+	}
+	sort.Slice(platforms, func(i, j int) bool {
+		if counts[platforms[i]] != counts[platforms[j]] {
+			return counts[platforms[i]] > counts[platforms[j]]
+		}
+		return platforms[i] < platforms[j]
+	})
+	r.loaderOf(ctx).Want(platforms...)
+	return platforms[:min(len(platforms), n)], nil
+}
+
+// maxRecommendedPlatforms is how many platforms the home page recommends.
+const maxRecommendedPlatforms = 10
+
+// ListRecommendations answers the home page's modules: the platforms with
+// the most entities, as DataHub's Platforms module lists them.
+func (r *queryResolver) ListRecommendations(ctx context.Context, in model.ListRecommendationsInput) (*model.ListRecommendationsResult, error) {
+	out := &model.ListRecommendationsResult{Modules: []*model.RecommendationModule{}}
+	if rc := in.RequestContext; rc != nil && rc.Scenario != model.ScenarioTypeHome {
+		return out, nil
+	}
+	top, err := r.topPlatforms(ctx, maxRecommendedPlatforms)
+	if err != nil || len(top) == 0 {
+		return out, err
+	}
+	m := &model.RecommendationModule{Title: "Platforms", ModuleID: "Platforms", RenderType: model.RecommendationRenderTypePlatformSearchList}
+	for _, p := range top {
+		m.Content = append(m.Content, &model.RecommendationContent{Value: p, Entity: &model.DataPlatform{Urn: p},
+			Params: &model.RecommendationParams{SearchParams: &model.SearchParams{Types: []model.EntityType{}, Query: "",
+				Filters: []*model.FacetFilter{{Field: "platform", Values: []string{p}}}}}})
+	}
+	out.Modules = append(out.Modules, m)
+	return out, nil
+}
+
+// views lists the stored views the filter keeps, by name.
+func (r *Resolver) views(ctx context.Context, start, count *int, query *string, keep func(info map[string]any) bool) (*model.ListViewsResult, error) {
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:dataHubView:%", Aspect: "dataHubViewInfo", Limit: maxRelated})
+	if err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(strings.TrimSpace(deref(query)))
+	type view struct{ urn, name string }
+	var kept []view
+	for _, a := range rows {
+		v, err := decodeJSON(a.Value)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		name := jsonString(m, "name")
+		if !keep(m) || (q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q)) {
+			continue
+		}
+		kept = append(kept, view{a.URN, name})
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].name < kept[j].name })
+	s, c := page(start, count, 20)
+	out := &model.ListViewsResult{Start: s, Total: len(kept), Views: []*model.DataHubView{}}
+	for _, v := range window(kept, s, c) {
+		out.Views = append(out.Views, &model.DataHubView{Urn: v.urn})
+		r.loaderOf(ctx).Want(v.urn)
+	}
+	out.Count = len(out.Views)
+	return out, nil
+}
+
+// ListMyViews lists the views the caller created, of the type asked.
+func (r *queryResolver) ListMyViews(ctx context.Context, in model.ListMyViewsInput) (*model.ListViewsResult, error) {
+	me := actorOf(ctx)
+	return r.views(ctx, in.Start, in.Count, in.Query, func(m map[string]any) bool {
+		return jsonString(m, "created", "actor") == me && (in.ViewType == nil || jsonString(m, "type") == string(*in.ViewType))
+	})
+}
+
+// ListGlobalViews lists the views shared with everyone.
+func (r *queryResolver) ListGlobalViews(ctx context.Context, in model.ListGlobalViewsInput) (*model.ListViewsResult, error) {
+	return r.views(ctx, in.Start, in.Count, in.Query, func(m map[string]any) bool {
+		return jsonString(m, "type") == string(model.DataHubViewTypeGlobal)
+	})
+}
