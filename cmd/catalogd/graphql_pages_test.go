@@ -291,3 +291,77 @@ func pageVariables(op contract.UIOperation, urn string) map[string]any {
 	}
 	return vars
 }
+
+// TestGraphQLFirstLoad runs what every page of DataHub's web UI sends first,
+// exactly as the UI sends it, against a server loaded with the samples, and
+// checks what they answer.
+func TestGraphQLFirstLoad(t *testing.T) {
+	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
+	if err != nil {
+		t.Skipf("DataHub's web UI documents: %v", err)
+	}
+	byName := map[string]contract.UIOperation{}
+	for _, op := range ops {
+		byName[op.Name] = op
+	}
+	srv := startServer(t)
+	replaySamples(t, srv)
+	srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+		pageSeeds[11], // the global view
+		seed("urn:li:dataHubStepState:urn:li:corpuser:datahub-search", "dataHubStepState", "dataHubStepStateProperties",
+			map[string]any{"properties": map[string]any{"completed": "true"}, "lastModified": map[string]any{"time": 1, "actor": "urn:li:corpuser:datahub"}}),
+	}, "async": "false"})
+	run := func(name string, vars map[string]any) map[string]any {
+		t.Helper()
+		op, ok := byName[name]
+		if !ok {
+			t.Fatalf("%s: not an operation of the UI", name)
+		}
+		r := srv.gql(t, op.Text(), vars)
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s: %v", name, r.Errors)
+		}
+		return r.Data
+	}
+	cfg := run("appConfig", nil)
+	if got, _ := pick(cfg, []string{"appConfig", "featureFlags", "showBrowseV2"}); got != true {
+		t.Errorf("appConfig featureFlags.showBrowseV2 = %v, want DataHub's default true", got)
+	}
+	if got, _ := pick(cfg, []string{"appConfig", "policiesConfig", "platformPrivileges", "*", "type"}); !strings.Contains(asJSON(got), "MANAGE_POLICIES") {
+		t.Errorf("appConfig platform privileges = %s", asJSON(got))
+	}
+	me, _ := pick(run("getMe", nil), []string{"me", "corpUser", "urn"})
+	if me != "urn:li:corpuser:datahub" {
+		t.Errorf("getMe = %v, want the test server's caller, datahub", me)
+	}
+	// The samples' platforms with the most entities come first.
+	qf := run("getQuickFilters", map[string]any{"input": map[string]any{}})
+	if got, _ := pick(qf, []string{"getQuickFilters", "quickFilters", "0", "value"}); got != "urn:li:dataPlatform:bigquery" {
+		t.Errorf("first quick filter = %v, want the platform of the most entities (bigquery)", got)
+	}
+	if got, _ := pick(run("listGlobalViews", map[string]any{"start": 0, "count": 10}), []string{"listGlobalViews", "views", "*", "urn"}); asJSON(got) != `["urn:li:dataHubView:all-hive"]` {
+		t.Errorf("global views = %s", asJSON(got))
+	}
+	// The caller made the view; it has no personal one.
+	if got, _ := pick(run("listMyViews", map[string]any{"start": 0, "count": 10}), []string{"listMyViews", "views", "*", "urn"}); asJSON(got) != `["urn:li:dataHubView:all-hive"]` {
+		t.Errorf("my views = %s", asJSON(got))
+	}
+	if got, _ := pick(run("listMyViews", map[string]any{"start": 0, "count": 10, "viewType": "PERSONAL"}), []string{"listMyViews", "total"}); fmt.Sprint(got) != "0" {
+		t.Errorf("my personal views = %v, want none", got)
+	}
+	if got := asJSON(run("getGlobalViewsSettings", nil)); got != `{"globalViewsSettings":{"defaultView":null}}` {
+		t.Errorf("global views settings = %s", got)
+	}
+	steps := run("batchGetStepStates", map[string]any{"input": map[string]any{"ids": []string{"urn:li:corpuser:datahub-search", "urn:li:corpuser:datahub-home"}}})
+	if got := asJSON(steps); got != `{"batchGetStepStates":{"results":[{"id":"urn:li:corpuser:datahub-search","properties":[{"key":"completed","value":"true"}]}]}}` {
+		t.Errorf("step states = %s", got)
+	}
+	rec := run("listRecommendations", map[string]any{"input": map[string]any{"userUrn": "urn:li:corpuser:datahub", "requestContext": map[string]any{"scenario": "HOME"}, "limit": 10}})
+	if got, _ := pick(rec, []string{"listRecommendations", "modules", "0", "content", "0", "value"}); got != "urn:li:dataPlatform:bigquery" {
+		t.Errorf("recommendations = %.300s", asJSON(rec))
+	}
+	priv := run("getGrantedPrivileges", map[string]any{"input": map[string]any{"actorUrn": "urn:li:corpuser:datahub"}})
+	if got := asJSON(priv); !strings.Contains(got, "MANAGE_POLICIES") {
+		t.Errorf("granted privileges = %s", got)
+	}
+}
