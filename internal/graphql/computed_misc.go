@@ -230,3 +230,20 @@ func (r *computed) TimeWindowDurationMillis(_ context.Context, obj *model.TimeWi
 	}
 	return n * calendarMillis[jsonString(l, "unit")], nil
 }
+
+// DataHubViewDefinitionEntityTypes are the entity types a view shows: the
+// stored entity type names as EntityType symbols, those without one left
+// out.
+func (r *computed) DataHubViewDefinitionEntityTypes(_ context.Context, obj *model.DataHubViewDefinition) ([]model.EntityType, error) {
+	names, _ := member(obj, "entityTypes").([]any)
+	out := []model.EntityType{}
+	for _, n := range names {
+		s, _ := n.(string)
+		if t, ok := model.EntityTypes[s]; ok {
+			out = append(out, t)
+		} else if t := model.EntityType(s); t.IsValid() {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -80,6 +80,9 @@ func (m *model) emitEntity(b *bytes.Buffer, e *entity) {
 	g := goName(d.Name)
 	fmt.Fprintf(b, "// %s is the GraphQL type %s: an entity of type %s, held by its URN.\ntype %s struct{ Urn string }\n\n", g, d.Name, e.name, g)
 	fmt.Fprintf(b, "// EntityURN implements Entity.\nfunc (obj *%s) EntityURN() string { return obj.Urn }\n\n", g)
+	// A field typed with this entity type shows any URN stored there as one,
+	// as DataHub's mappers build it.
+	fmt.Fprintf(b, "func as%s(urn string) Entity { return &%s{Urn: urn} }\n\n", g, g)
 	m.markers(b, d)
 	for _, f := range d.Fields {
 		where := d.Name + "." + f.Name
@@ -318,7 +321,7 @@ func (m *model) convert(t *ast.Type, v, s, where string) (string, bool, error) {
 			return fmt.Sprintf("\tl, err := enumList[%s](%s, %q)\n\treturn %s, err\n", goName(name), v, where, wrap("l")), false, nil
 		case ast.Object:
 			if e := m.byName[name]; e != nil {
-				return ret(wrap(fmt.Sprintf("refs[*%s](%s, %s, EntityOf)", goName(name), v, s))), true, nil
+				return ret(wrap(fmt.Sprintf("refs[*%s](%s, %s, as%s)", goName(name), v, s, goName(name)))), true, nil
 			}
 			if !m.isNode[name] {
 				return "", false, fmt.Errorf("%s is neither an entity type nor shows part of an aspect", name)
@@ -353,7 +356,7 @@ func (m *model) convert(t *ast.Type, v, s, where string) (string, bool, error) {
 		return fmt.Sprintf("\treturn enumPtr[%s](%s, %q)\n", goName(name), v, where), false, nil
 	case ast.Object:
 		if e := m.byName[name]; e != nil {
-			return ret(fmt.Sprintf("ref[*%s](%s, %s, EntityOf)", goName(name), v, s)), true, nil
+			return ret(fmt.Sprintf("ref[*%s](%s, %s, as%s)", goName(name), v, s, goName(name))), true, nil
 		}
 		if !m.isNode[name] {
 			return "", false, fmt.Errorf("%s is neither an entity type nor shows part of an aspect", name)

@@ -160,6 +160,8 @@ type AccessTokenMetadata struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *AccessTokenMetadata) EntityURN() string { return obj.Urn }
 
+func asAccessTokenMetadata(urn string) Entity { return &AccessTokenMetadata{Urn: urn} }
+
 // IsEntity marks AccessTokenMetadata as a Entity.
 func (AccessTokenMetadata) IsEntity() {}
 
@@ -238,11 +240,22 @@ func (obj *AccessTokenMetadata) Relationships(ctx context.Context, input Relatio
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *AccessTokenMetadata) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Application is the GraphQL type Application: an entity of type application, held by its URN.
 type Application struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Application) EntityURN() string { return obj.Urn }
+
+func asApplication(urn string) Entity { return &Application{Urn: urn} }
 
 // IsEntity marks Application as a Entity.
 func (Application) IsEntity() {}
@@ -355,6 +368,8 @@ type Assertion struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Assertion) EntityURN() string { return obj.Urn }
 
+func asAssertion(urn string) Entity { return &Assertion{Urn: urn} }
+
 // IsEntity marks Assertion as a Entity.
 func (Assertion) IsEntity() {}
 
@@ -370,7 +385,7 @@ func (obj *Assertion) Platform(ctx context.Context) (*DataPlatform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Info shows the aspect assertionInfo.
@@ -388,7 +403,7 @@ func (obj *Assertion) DataPlatformInstance(ctx context.Context) (*DataPlatformIn
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // RunEvents is computed by Computed.RunEvents.
@@ -427,6 +442,15 @@ func (obj *Assertion) Tags(ctx context.Context) (*GlobalTags, error) {
 	return newGlobalTags(v, s), nil
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Assertion) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Actions shows the aspect assertionActions.
 func (obj *Assertion) Actions(ctx context.Context) (*AssertionActions, error) {
 	v, s, err := aspect(ctx, obj.Urn, "assertionActions")
@@ -441,6 +465,8 @@ type BusinessAttribute struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *BusinessAttribute) EntityURN() string { return obj.Urn }
+
+func asBusinessAttribute(urn string) Entity { return &BusinessAttribute{Urn: urn} }
 
 // IsEntity marks BusinessAttribute as a Entity.
 func (BusinessAttribute) IsEntity() {}
@@ -484,11 +510,22 @@ func (obj *BusinessAttribute) Relationships(ctx context.Context, input Relations
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *BusinessAttribute) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Chart is the GraphQL type Chart: an entity of type chart, held by its URN.
 type Chart struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Chart) EntityURN() string { return obj.Urn }
+
+func asChart(urn string) Entity { return &Chart{Urn: urn} }
 
 // IsEntity marks Chart as a Entity.
 func (Chart) IsEntity() {}
@@ -514,7 +551,7 @@ func (obj *Chart) Container(ctx context.Context) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -658,7 +695,7 @@ func (obj *Chart) DataPlatformInstance(ctx context.Context) (*DataPlatformInstan
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // StatsSummary is computed by Computed.ChartStatsSummary.
@@ -820,6 +857,8 @@ type Container struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Container) EntityURN() string { return obj.Urn }
 
+func asContainer(urn string) Entity { return &Container{Urn: urn} }
+
 // IsEntity marks Container as a Entity.
 func (Container) IsEntity() {}
 
@@ -841,7 +880,7 @@ func (obj *Container) Platform(ctx context.Context) (*DataPlatform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Container shows the aspect container at container.
@@ -850,7 +889,7 @@ func (obj *Container) Container(ctx context.Context) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -949,7 +988,7 @@ func (obj *Container) DataPlatformInstance(ctx context.Context) (*DataPlatformIn
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Entities is computed by Computed.ContainerEntities.
@@ -1047,6 +1086,8 @@ type CorpGroup struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *CorpGroup) EntityURN() string { return obj.Urn }
+
+func asCorpGroup(urn string) Entity { return &CorpGroup{Urn: urn} }
 
 // IsEntity marks CorpGroup as a Entity.
 func (CorpGroup) IsEntity() {}
@@ -1173,6 +1214,8 @@ type CorpUser struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *CorpUser) EntityURN() string { return obj.Urn }
+
+func asCorpUser(urn string) Entity { return &CorpUser{Urn: urn} }
 
 // IsEntity marks CorpUser as a Entity.
 func (CorpUser) IsEntity() {}
@@ -1327,6 +1370,8 @@ type Dashboard struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Dashboard) EntityURN() string { return obj.Urn }
 
+func asDashboard(urn string) Entity { return &Dashboard{Urn: urn} }
+
 // IsEntity marks Dashboard as a Entity.
 func (Dashboard) IsEntity() {}
 
@@ -1351,7 +1396,7 @@ func (obj *Dashboard) Container(ctx context.Context) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -1486,7 +1531,7 @@ func (obj *Dashboard) DataPlatformInstance(ctx context.Context) (*DataPlatformIn
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -1648,6 +1693,8 @@ type DataContract struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *DataContract) EntityURN() string { return obj.Urn }
 
+func asDataContract(urn string) Entity { return &DataContract{Urn: urn} }
+
 // IsEntity marks DataContract as a Entity.
 func (DataContract) IsEntity() {}
 
@@ -1690,11 +1737,22 @@ func (obj *DataContract) Relationships(ctx context.Context, input RelationshipsI
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataContract) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataFlow is the GraphQL type DataFlow: an entity of type dataFlow, held by its URN.
 type DataFlow struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataFlow) EntityURN() string { return obj.Urn }
+
+func asDataFlow(urn string) Entity { return &DataFlow{Urn: urn} }
 
 // IsEntity marks DataFlow as a Entity.
 func (DataFlow) IsEntity() {}
@@ -1828,7 +1886,7 @@ func (obj *DataFlow) DataPlatformInstance(ctx context.Context) (*DataPlatformIns
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Container shows the aspect container at container.
@@ -1837,7 +1895,7 @@ func (obj *DataFlow) Container(ctx context.Context) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -1981,6 +2039,8 @@ type DataHubConnection struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *DataHubConnection) EntityURN() string { return obj.Urn }
 
+func asDataHubConnection(urn string) Entity { return &DataHubConnection{Urn: urn} }
+
 // IsEntity marks DataHubConnection as a Entity.
 func (DataHubConnection) IsEntity() {}
 
@@ -2002,7 +2062,7 @@ func (obj *DataHubConnection) Platform(ctx context.Context) (*DataPlatform, erro
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -2014,11 +2074,22 @@ func (obj *DataHubConnection) Relationships(ctx context.Context, input Relations
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataHubConnection) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataHubPolicy is the GraphQL type DataHubPolicy: an entity of type dataHubPolicy, held by its URN.
 type DataHubPolicy struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataHubPolicy) EntityURN() string { return obj.Urn }
+
+func asDataHubPolicy(urn string) Entity { return &DataHubPolicy{Urn: urn} }
 
 // IsEntity marks DataHubPolicy as a Entity.
 func (DataHubPolicy) IsEntity() {}
@@ -2044,11 +2115,22 @@ func (obj *DataHubPolicy) Name(ctx context.Context) (string, error) {
 	return str(node{v, s}.get("displayName")), nil
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataHubPolicy) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataHubRole is the GraphQL type DataHubRole: an entity of type dataHubRole, held by its URN.
 type DataHubRole struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataHubRole) EntityURN() string { return obj.Urn }
+
+func asDataHubRole(urn string) Entity { return &DataHubRole{Urn: urn} }
 
 // IsEntity marks DataHubRole as a Entity.
 func (DataHubRole) IsEntity() {}
@@ -2083,11 +2165,22 @@ func (obj *DataHubRole) Description(ctx context.Context) (string, error) {
 	return str(node{v, s}.get("description")), nil
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataHubRole) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataHubView is the GraphQL type DataHubView: an entity of type dataHubView, held by its URN.
 type DataHubView struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataHubView) EntityURN() string { return obj.Urn }
+
+func asDataHubView(urn string) Entity { return &DataHubView{Urn: urn} }
 
 // IsEntity marks DataHubView as a Entity.
 func (DataHubView) IsEntity() {}
@@ -2140,11 +2233,22 @@ func (obj *DataHubView) Relationships(ctx context.Context, input RelationshipsIn
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataHubView) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataJob is the GraphQL type DataJob: an entity of type dataJob, held by its URN.
 type DataJob struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataJob) EntityURN() string { return obj.Urn }
+
+func asDataJob(urn string) Entity { return &DataJob{Urn: urn} }
 
 // IsEntity marks DataJob as a Entity.
 func (DataJob) IsEntity() {}
@@ -2179,7 +2283,7 @@ func (obj *DataJob) DataFlow(ctx context.Context) (*DataFlow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataFlow](node{v, s}.get("flow"), s, EntityOf), nil
+	return ref[*DataFlow](node{v, s}.get("flow"), s, asDataFlow), nil
 }
 
 // JobID shows the aspect dataJobKey at jobId.
@@ -2206,7 +2310,7 @@ func (obj *DataJob) DataPlatformInstance(ctx context.Context) (*DataPlatformInst
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Container shows the aspect container at container.
@@ -2215,7 +2319,7 @@ func (obj *DataJob) Container(ctx context.Context) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -2440,6 +2544,8 @@ type DataPlatform struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *DataPlatform) EntityURN() string { return obj.Urn }
 
+func asDataPlatform(urn string) Entity { return &DataPlatform{Urn: urn} }
+
 // IsEntity marks DataPlatform as a Entity.
 func (DataPlatform) IsEntity() {}
 
@@ -2500,11 +2606,22 @@ func (obj *DataPlatform) Relationships(ctx context.Context, input RelationshipsI
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataPlatform) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataPlatformInstance is the GraphQL type DataPlatformInstance: an entity of type dataPlatformInstance, held by its URN.
 type DataPlatformInstance struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataPlatformInstance) EntityURN() string { return obj.Urn }
+
+func asDataPlatformInstance(urn string) Entity { return &DataPlatformInstance{Urn: urn} }
 
 // IsEntity marks DataPlatformInstance as a Entity.
 func (DataPlatformInstance) IsEntity() {}
@@ -2518,7 +2635,7 @@ func (obj *DataPlatformInstance) Platform(ctx context.Context) (*DataPlatform, e
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // InstanceID shows the aspect dataPlatformInstanceKey at instance.
@@ -2539,11 +2656,22 @@ func (obj *DataPlatformInstance) Relationships(ctx context.Context, input Relati
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataPlatformInstance) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataProcessInstance is the GraphQL type DataProcessInstance: an entity of type dataProcessInstance, held by its URN.
 type DataProcessInstance struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataProcessInstance) EntityURN() string { return obj.Urn }
+
+func asDataProcessInstance(urn string) Entity { return &DataProcessInstance{Urn: urn} }
 
 // IsEntity marks DataProcessInstance as a Entity.
 func (DataProcessInstance) IsEntity() {}
@@ -2641,7 +2769,7 @@ func (obj *DataProcessInstance) DataPlatformInstance(ctx context.Context) (*Data
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // SubTypes shows the aspect subTypes.
@@ -2659,7 +2787,7 @@ func (obj *DataProcessInstance) Container(ctx context.Context) (*Container, erro
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // Platform shows the aspect dataPlatformInstance at platform.
@@ -2668,7 +2796,7 @@ func (obj *DataProcessInstance) Platform(ctx context.Context) (*DataPlatform, er
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -2698,11 +2826,22 @@ func (obj *DataProcessInstance) ParentTemplate(ctx context.Context) (Entity, err
 	return ref[Entity](node{v, s}.get("parentTemplate"), s, EntityOf), nil
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataProcessInstance) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // DataProduct is the GraphQL type DataProduct: an entity of type dataProduct, held by its URN.
 type DataProduct struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *DataProduct) EntityURN() string { return obj.Urn }
+
+func asDataProduct(urn string) Entity { return &DataProduct{Urn: urn} }
 
 // IsEntity marks DataProduct as a Entity.
 func (DataProduct) IsEntity() {}
@@ -2824,6 +2963,8 @@ type DataTypeEntity struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *DataTypeEntity) EntityURN() string { return obj.Urn }
 
+func asDataTypeEntity(urn string) Entity { return &DataTypeEntity{Urn: urn} }
+
 // IsEntity marks DataTypeEntity as a Entity.
 func (DataTypeEntity) IsEntity() {}
 
@@ -2848,11 +2989,22 @@ func (obj *DataTypeEntity) Relationships(ctx context.Context, input Relationship
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *DataTypeEntity) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Dataset is the GraphQL type Dataset: an entity of type dataset, held by its URN.
 type Dataset struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Dataset) EntityURN() string { return obj.Urn }
+
+func asDataset(urn string) Entity { return &Dataset{Urn: urn} }
 
 // IsEntity marks Dataset as a Entity.
 func (Dataset) IsEntity() {}
@@ -2881,7 +3033,7 @@ func (obj *Dataset) Platform(ctx context.Context) (*DataPlatform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Container shows the aspect container at container.
@@ -2890,7 +3042,7 @@ func (obj *Dataset) Container(ctx context.Context) (*Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*Container](node{v, s}.get("container"), s, EntityOf), nil
+	return ref[*Container](node{v, s}.get("container"), s, asContainer), nil
 }
 
 // ParentContainers is computed by Computed.ParentContainers.
@@ -3016,7 +3168,7 @@ func (obj *Dataset) DataPlatformInstance(ctx context.Context) (*DataPlatformInst
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Domain shows the aspect domains at domains/0.
@@ -3316,6 +3468,8 @@ type Domain struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Domain) EntityURN() string { return obj.Urn }
 
+func asDomain(urn string) Entity { return &Domain{Urn: urn} }
+
 // IsEntity marks Domain as a Entity.
 func (Domain) IsEntity() {}
 
@@ -3436,6 +3590,8 @@ type ERModelRelationship struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *ERModelRelationship) EntityURN() string { return obj.Urn }
 
+func asERModelRelationship(urn string) Entity { return &ERModelRelationship{Urn: urn} }
+
 // IsEntity marks ERModelRelationship as a Entity.
 func (ERModelRelationship) IsEntity() {}
 
@@ -3535,11 +3691,22 @@ func (obj *ERModelRelationship) Lineage(ctx context.Context, input LineageInput)
 	return c.Lineage(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *ERModelRelationship) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // EntityTypeEntity is the GraphQL type EntityTypeEntity: an entity of type entityType, held by its URN.
 type EntityTypeEntity struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *EntityTypeEntity) EntityURN() string { return obj.Urn }
+
+func asEntityTypeEntity(urn string) Entity { return &EntityTypeEntity{Urn: urn} }
 
 // IsEntity marks EntityTypeEntity as a Entity.
 func (EntityTypeEntity) IsEntity() {}
@@ -3565,11 +3732,22 @@ func (obj *EntityTypeEntity) Relationships(ctx context.Context, input Relationsh
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *EntityTypeEntity) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // ExecutionRequest is the GraphQL type ExecutionRequest: an entity of type dataHubExecutionRequest, held by its URN.
 type ExecutionRequest struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *ExecutionRequest) EntityURN() string { return obj.Urn }
+
+func asExecutionRequest(urn string) Entity { return &ExecutionRequest{Urn: urn} }
 
 // IsEntity marks ExecutionRequest as a Entity.
 func (ExecutionRequest) IsEntity() {}
@@ -3622,11 +3800,22 @@ func (obj *ExecutionRequest) Relationships(ctx context.Context, input Relationsh
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *ExecutionRequest) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Form is the GraphQL type Form: an entity of type form, held by its URN.
 type Form struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Form) EntityURN() string { return obj.Urn }
+
+func asForm(urn string) Entity { return &Form{Urn: urn} }
 
 // IsEntity marks Form as a Entity.
 func (Form) IsEntity() {}
@@ -3661,11 +3850,22 @@ func (obj *Form) Relationships(ctx context.Context, input RelationshipsInput) (*
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Form) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // GlossaryNode is the GraphQL type GlossaryNode: an entity of type glossaryNode, held by its URN.
 type GlossaryNode struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *GlossaryNode) EntityURN() string { return obj.Urn }
+
+func asGlossaryNode(urn string) Entity { return &GlossaryNode{Urn: urn} }
 
 // IsEntity marks GlossaryNode as a Entity.
 func (GlossaryNode) IsEntity() {}
@@ -3786,6 +3986,8 @@ type GlossaryTerm struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *GlossaryTerm) EntityURN() string { return obj.Urn }
+
+func asGlossaryTerm(urn string) Entity { return &GlossaryTerm{Urn: urn} }
 
 // IsEntity marks GlossaryTerm as a Entity.
 func (GlossaryTerm) IsEntity() {}
@@ -3943,6 +4145,8 @@ type Incident struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Incident) EntityURN() string { return obj.Urn }
 
+func asIncident(urn string) Entity { return &Incident{Urn: urn} }
+
 // IsEntity marks Incident as a Entity.
 func (Incident) IsEntity() {}
 
@@ -4057,11 +4261,22 @@ func (obj *Incident) Relationships(ctx context.Context, input RelationshipsInput
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Incident) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // MLFeature is the GraphQL type MLFeature: an entity of type mlFeature, held by its URN.
 type MLFeature struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *MLFeature) EntityURN() string { return obj.Urn }
+
+func asMLFeature(urn string) Entity { return &MLFeature{Urn: urn} }
 
 // IsEntity marks MLFeature as a Entity.
 func (MLFeature) IsEntity() {}
@@ -4177,7 +4392,7 @@ func (obj *MLFeature) DataPlatformInstance(ctx context.Context) (*DataPlatformIn
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -4294,6 +4509,8 @@ type MLFeatureTable struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *MLFeatureTable) EntityURN() string { return obj.Urn }
 
+func asMLFeatureTable(urn string) Entity { return &MLFeatureTable{Urn: urn} }
+
 // IsEntity marks MLFeatureTable as a Entity.
 func (MLFeatureTable) IsEntity() {}
 
@@ -4327,7 +4544,7 @@ func (obj *MLFeatureTable) Platform(ctx context.Context) (*DataPlatform, error) 
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Description shows the aspect mlFeatureTableProperties at description.
@@ -4399,7 +4616,7 @@ func (obj *MLFeatureTable) DataPlatformInstance(ctx context.Context) (*DataPlatf
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -4525,6 +4742,8 @@ type MLModel struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *MLModel) EntityURN() string { return obj.Urn }
 
+func asMLModel(urn string) Entity { return &MLModel{Urn: urn} }
+
 // IsEntity marks MLModel as a Entity.
 func (MLModel) IsEntity() {}
 
@@ -4561,7 +4780,7 @@ func (obj *MLModel) Platform(ctx context.Context) (*DataPlatform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Origin shows the aspect mlModelKey at origin.
@@ -4651,7 +4870,7 @@ func (obj *MLModel) DataPlatformInstance(ctx context.Context) (*DataPlatformInst
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -4786,6 +5005,8 @@ type MLModelGroup struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *MLModelGroup) EntityURN() string { return obj.Urn }
 
+func asMLModelGroup(urn string) Entity { return &MLModelGroup{Urn: urn} }
+
 // IsEntity marks MLModelGroup as a Entity.
 func (MLModelGroup) IsEntity() {}
 
@@ -4819,7 +5040,7 @@ func (obj *MLModelGroup) Platform(ctx context.Context) (*DataPlatform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
 }
 
 // Origin shows the aspect mlModelGroupKey at origin.
@@ -4882,7 +5103,7 @@ func (obj *MLModelGroup) DataPlatformInstance(ctx context.Context) (*DataPlatfor
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -5008,6 +5229,8 @@ type MLPrimaryKey struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *MLPrimaryKey) EntityURN() string { return obj.Urn }
 
+func asMLPrimaryKey(urn string) Entity { return &MLPrimaryKey{Urn: urn} }
+
 // IsEntity marks MLPrimaryKey as a Entity.
 func (MLPrimaryKey) IsEntity() {}
 
@@ -5113,7 +5336,7 @@ func (obj *MLPrimaryKey) DataPlatformInstance(ctx context.Context) (*DataPlatfor
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, EntityOf), nil
+	return ref[*DataPlatformInstance](node{v, s}.get("instance"), s, asDataPlatformInstance), nil
 }
 
 // Relationships is computed by Computed.Relationships.
@@ -5221,6 +5444,8 @@ type Notebook struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Notebook) EntityURN() string { return obj.Urn }
 
+func asNotebook(urn string) Entity { return &Notebook{Urn: urn} }
+
 // IsEntity marks Notebook as a Entity.
 func (Notebook) IsEntity() {}
 
@@ -5236,11 +5461,22 @@ func (obj *Notebook) Relationships(ctx context.Context, input RelationshipsInput
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Notebook) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // OwnershipTypeEntity is the GraphQL type OwnershipTypeEntity: an entity of type ownershipType, held by its URN.
 type OwnershipTypeEntity struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *OwnershipTypeEntity) EntityURN() string { return obj.Urn }
+
+func asOwnershipTypeEntity(urn string) Entity { return &OwnershipTypeEntity{Urn: urn} }
 
 // IsEntity marks OwnershipTypeEntity as a Entity.
 func (OwnershipTypeEntity) IsEntity() {}
@@ -5275,11 +5511,22 @@ func (obj *OwnershipTypeEntity) Relationships(ctx context.Context, input Relatio
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *OwnershipTypeEntity) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Post is the GraphQL type Post: an entity of type post, held by its URN.
 type Post struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Post) EntityURN() string { return obj.Urn }
+
+func asPost(urn string) Entity { return &Post{Urn: urn} }
 
 // IsEntity marks Post as a Entity.
 func (Post) IsEntity() {}
@@ -5323,11 +5570,22 @@ func (obj *Post) LastModified(ctx context.Context) (*AuditStamp, error) {
 	return c.PostLastModified(ctx, obj)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Post) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // QueryEntity is the GraphQL type QueryEntity: an entity of type query, held by its URN.
 type QueryEntity struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *QueryEntity) EntityURN() string { return obj.Urn }
+
+func asQueryEntity(urn string) Entity { return &QueryEntity{Urn: urn} }
 
 // IsEntity marks QueryEntity as a Entity.
 func (QueryEntity) IsEntity() {}
@@ -5368,7 +5626,16 @@ func (obj *QueryEntity) Platform(ctx context.Context) (*DataPlatform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, EntityOf), nil
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
+}
+
+// Aspects is computed by Computed.Aspects.
+func (obj *QueryEntity) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
 }
 
 // Restricted is the GraphQL type Restricted: an entity of type restricted, held by its URN.
@@ -5376,6 +5643,8 @@ type Restricted struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Restricted) EntityURN() string { return obj.Urn }
+
+func asRestricted(urn string) Entity { return &Restricted{Urn: urn} }
 
 // IsEntity marks Restricted as a Entity.
 func (Restricted) IsEntity() {}
@@ -5404,11 +5673,22 @@ func (obj *Restricted) Lineage(ctx context.Context, input LineageInput) (*Entity
 	return c.Lineage(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Restricted) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Role is the GraphQL type Role: an entity of type role, held by its URN.
 type Role struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Role) EntityURN() string { return obj.Urn }
+
+func asRole(urn string) Entity { return &Role{Urn: urn} }
 
 // IsEntity marks Role as a Entity.
 func (Role) IsEntity() {}
@@ -5452,11 +5732,22 @@ func (obj *Role) IsAssignedToMe(ctx context.Context) (bool, error) {
 	return c.RoleIsAssignedToMe(ctx, obj)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Role) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // SchemaFieldEntity is the GraphQL type SchemaFieldEntity: an entity of type schemaField, held by its URN.
 type SchemaFieldEntity struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *SchemaFieldEntity) EntityURN() string { return obj.Urn }
+
+func asSchemaFieldEntity(urn string) Entity { return &SchemaFieldEntity{Urn: urn} }
 
 // IsEntity marks SchemaFieldEntity as a Entity.
 func (SchemaFieldEntity) IsEntity() {}
@@ -5548,11 +5839,22 @@ func (obj *SchemaFieldEntity) Deprecation(ctx context.Context) (*Deprecation, er
 	return newDeprecation(v, s), nil
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *SchemaFieldEntity) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // StructuredPropertyEntity is the GraphQL type StructuredPropertyEntity: an entity of type structuredProperty, held by its URN.
 type StructuredPropertyEntity struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *StructuredPropertyEntity) EntityURN() string { return obj.Urn }
+
+func asStructuredPropertyEntity(urn string) Entity { return &StructuredPropertyEntity{Urn: urn} }
 
 // IsEntity marks StructuredPropertyEntity as a Entity.
 func (StructuredPropertyEntity) IsEntity() {}
@@ -5596,11 +5898,22 @@ func (obj *StructuredPropertyEntity) Relationships(ctx context.Context, input Re
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *StructuredPropertyEntity) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // Tag is the GraphQL type Tag: an entity of type tag, held by its URN.
 type Tag struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *Tag) EntityURN() string { return obj.Urn }
+
+func asTag(urn string) Entity { return &Tag{Urn: urn} }
 
 // IsEntity marks Tag as a Entity.
 func (Tag) IsEntity() {}
@@ -5668,6 +5981,8 @@ type Test struct{ Urn string }
 // EntityURN implements Entity.
 func (obj *Test) EntityURN() string { return obj.Urn }
 
+func asTest(urn string) Entity { return &Test{Urn: urn} }
+
 // IsEntity marks Test as a Entity.
 func (Test) IsEntity() {}
 
@@ -5719,11 +6034,22 @@ func (obj *Test) Relationships(ctx context.Context, input RelationshipsInput) (*
 	return c.Relationships(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *Test) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // VersionSet is the GraphQL type VersionSet: an entity of type versionSet, held by its URN.
 type VersionSet struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *VersionSet) EntityURN() string { return obj.Urn }
+
+func asVersionSet(urn string) Entity { return &VersionSet{Urn: urn} }
 
 // IsEntity marks VersionSet as a Entity.
 func (VersionSet) IsEntity() {}
@@ -5749,11 +6075,22 @@ func (obj *VersionSet) VersionsSearch(ctx context.Context, input SearchAcrossEnt
 	return c.VersionsSearch(ctx, obj, input)
 }
 
+// Aspects is computed by Computed.Aspects.
+func (obj *VersionSet) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
 // VersionedDataset is the GraphQL type VersionedDataset: an entity of type dataset, held by its URN.
 type VersionedDataset struct{ Urn string }
 
 // EntityURN implements Entity.
 func (obj *VersionedDataset) EntityURN() string { return obj.Urn }
+
+func asVersionedDataset(urn string) Entity { return &VersionedDataset{Urn: urn} }
 
 // IsEntity marks VersionedDataset as a Entity.
 func (VersionedDataset) IsEntity() {}
@@ -5844,7 +6181,7 @@ func (obj *ApplicationAssociation) value() node { return obj.n }
 
 // Application reads ..
 func (obj *ApplicationAssociation) Application() (*Application, error) {
-	return ref[*Application](obj.n.get("."), obj.n.s, EntityOf), nil
+	return ref[*Application](obj.n.get("."), obj.n.s, asApplication), nil
 }
 
 // ApplicationProperties is the GraphQL type ApplicationProperties, showing part of an aspect.
@@ -6267,7 +6604,7 @@ func (obj *BusinessAttributeAssociation) value() node { return obj.n }
 
 // BusinessAttribute reads businessAttributeUrn.
 func (obj *BusinessAttributeAssociation) BusinessAttribute() (*BusinessAttribute, error) {
-	return ref[*BusinessAttribute](obj.n.get("businessAttributeUrn"), obj.n.s, EntityOf), nil
+	return ref[*BusinessAttribute](obj.n.get("businessAttributeUrn"), obj.n.s, asBusinessAttribute), nil
 }
 
 // AssociatedUrn reads $urn.
@@ -6407,7 +6744,7 @@ func (obj *ChartInfo) Description() (*string, error) {
 
 // Inputs reads inputs/*/string.
 func (obj *ChartInfo) Inputs() ([]*Dataset, error) {
-	return refs[*Dataset](obj.n.get("inputs", "*", "string"), obj.n.s, EntityOf), nil
+	return refs[*Dataset](obj.n.get("inputs", "*", "string"), obj.n.s, asDataset), nil
 }
 
 // ExternalURL reads externalUrl or chartUrl.
@@ -6668,12 +7005,12 @@ func (obj *CorpGroupInfo) Email() (*string, error) {
 
 // Admins reads admins.
 func (obj *CorpGroupInfo) Admins() ([]*CorpUser, error) {
-	return refs[*CorpUser](obj.n.get("admins"), obj.n.s, EntityOf), nil
+	return refs[*CorpUser](obj.n.get("admins"), obj.n.s, asCorpUser), nil
 }
 
 // Members reads members.
 func (obj *CorpGroupInfo) Members() ([]*CorpUser, error) {
-	return refs[*CorpUser](obj.n.get("members"), obj.n.s, EntityOf), nil
+	return refs[*CorpUser](obj.n.get("members"), obj.n.s, asCorpUser), nil
 }
 
 // Groups reads groups.
@@ -6846,7 +7183,7 @@ func (obj *CorpUserEditableProperties) Persona() (*DataHubPersona, error) {
 
 // Platforms reads platforms.
 func (obj *CorpUserEditableProperties) Platforms() ([]*DataPlatform, error) {
-	return refs[*DataPlatform](obj.n.get("platforms"), obj.n.s, EntityOf), nil
+	return refs[*DataPlatform](obj.n.get("platforms"), obj.n.s, asDataPlatform), nil
 }
 
 // CorpUserInfo is the GraphQL type CorpUserInfo, showing part of an aspect.
@@ -7030,7 +7367,7 @@ func (obj *CorpUserViewsSettings) value() node { return obj.n }
 
 // DefaultView reads defaultView.
 func (obj *CorpUserViewsSettings) DefaultView() (*DataHubView, error) {
-	return ref[*DataHubView](obj.n.get("defaultView"), obj.n.s, EntityOf), nil
+	return ref[*DataHubView](obj.n.get("defaultView"), obj.n.s, asDataHubView), nil
 }
 
 // CustomAssertionInfo is the GraphQL type CustomAssertionInfo, showing part of an aspect.
@@ -7155,7 +7492,7 @@ func (obj *DashboardInfo) Description() (*string, error) {
 
 // Charts reads charts.
 func (obj *DashboardInfo) Charts() ([]*Chart, error) {
-	return nonNil(refs[*Chart](obj.n.get("charts"), obj.n.s, EntityOf)), nil
+	return nonNil(refs[*Chart](obj.n.get("charts"), obj.n.s, asChart)), nil
 }
 
 // ExternalURL reads externalUrl or dashboardUrl.
@@ -7454,10 +7791,13 @@ func NewDataHubViewDefinition(v any, s *Scope) *DataHubViewDefinition {
 
 func (obj *DataHubViewDefinition) value() node { return obj.n }
 
-// EntityTypes reads entityTypes.
-func (obj *DataHubViewDefinition) EntityTypes() ([]EntityType, error) {
-	l, err := enumList[EntityType](obj.n.get("entityTypes"), "DataHubViewDefinition.entityTypes")
-	return nonNil(l), err
+// EntityTypes is computed by Computed.DataHubViewDefinitionEntityTypes.
+func (obj *DataHubViewDefinition) EntityTypes(ctx context.Context) ([]EntityType, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.DataHubViewDefinitionEntityTypes(ctx, obj)
 }
 
 // Filter is computed by Computed.DataHubViewDefinitionFilter.
@@ -7787,7 +8127,7 @@ func (obj *DataQualityContract) value() node { return obj.n }
 
 // Assertion reads assertion.
 func (obj *DataQualityContract) Assertion() (*Assertion, error) {
-	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, EntityOf), nil
+	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, asAssertion), nil
 }
 
 // DataTransform is the GraphQL type DataTransform, showing part of an aspect.
@@ -8305,7 +8645,7 @@ func (obj *DomainAssociation) value() node { return obj.n }
 
 // Domain reads ..
 func (obj *DomainAssociation) Domain() (*Domain, error) {
-	return ref[*Domain](obj.n.get("."), obj.n.s, EntityOf), nil
+	return ref[*Domain](obj.n.get("."), obj.n.s, asDomain), nil
 }
 
 // AssociatedUrn reads $urn.
@@ -8389,12 +8729,12 @@ func (obj *ERModelRelationshipProperties) Name() (string, error) {
 
 // Source reads source.
 func (obj *ERModelRelationshipProperties) Source() (*Dataset, error) {
-	return ref[*Dataset](obj.n.get("source"), obj.n.s, EntityOf), nil
+	return ref[*Dataset](obj.n.get("source"), obj.n.s, asDataset), nil
 }
 
 // Destination reads destination.
 func (obj *ERModelRelationshipProperties) Destination() (*Dataset, error) {
-	return ref[*Dataset](obj.n.get("destination"), obj.n.s, EntityOf), nil
+	return ref[*Dataset](obj.n.get("destination"), obj.n.s, asDataset), nil
 }
 
 // RelationshipFieldMappings reads relationshipFieldMappings.
@@ -8559,7 +8899,7 @@ func (obj *ExecutionRequestInput) RequestedAt() (int64, error) {
 
 // Actor reads actorUrn.
 func (obj *ExecutionRequestInput) Actor() (*CorpUser, error) {
-	return ref[*CorpUser](obj.n.get("actorUrn"), obj.n.s, EntityOf), nil
+	return ref[*CorpUser](obj.n.get("actorUrn"), obj.n.s, asCorpUser), nil
 }
 
 // ExecutorID reads executorId.
@@ -8927,17 +9267,17 @@ func (obj *ForeignKeyConstraint) Name() (*string, error) {
 
 // ForeignFields reads foreignFields.
 func (obj *ForeignKeyConstraint) ForeignFields() ([]*SchemaFieldEntity, error) {
-	return refs[*SchemaFieldEntity](obj.n.get("foreignFields"), obj.n.s, EntityOf), nil
+	return refs[*SchemaFieldEntity](obj.n.get("foreignFields"), obj.n.s, asSchemaFieldEntity), nil
 }
 
 // SourceFields reads sourceFields.
 func (obj *ForeignKeyConstraint) SourceFields() ([]*SchemaFieldEntity, error) {
-	return refs[*SchemaFieldEntity](obj.n.get("sourceFields"), obj.n.s, EntityOf), nil
+	return refs[*SchemaFieldEntity](obj.n.get("sourceFields"), obj.n.s, asSchemaFieldEntity), nil
 }
 
 // ForeignDataset reads foreignDataset.
 func (obj *ForeignKeyConstraint) ForeignDataset() (*Dataset, error) {
-	return ref[*Dataset](obj.n.get("foreignDataset"), obj.n.s, EntityOf), nil
+	return ref[*Dataset](obj.n.get("foreignDataset"), obj.n.s, asDataset), nil
 }
 
 // FormActorAssignment is the GraphQL type FormActorAssignment, showing part of an aspect.
@@ -8988,7 +9328,7 @@ func (obj *FormAssociation) value() node { return obj.n }
 
 // Form reads urn.
 func (obj *FormAssociation) Form() (*Form, error) {
-	return ref[*Form](obj.n.get("urn"), obj.n.s, EntityOf), nil
+	return ref[*Form](obj.n.get("urn"), obj.n.s, asForm), nil
 }
 
 // AssociatedUrn reads $urn.
@@ -9169,7 +9509,7 @@ func (obj *FormVerificationAssociation) value() node { return obj.n }
 
 // Form reads form.
 func (obj *FormVerificationAssociation) Form() (*Form, error) {
-	return ref[*Form](obj.n.get("form"), obj.n.s, EntityOf), nil
+	return ref[*Form](obj.n.get("form"), obj.n.s, asForm), nil
 }
 
 // LastModified reads lastModified.
@@ -9293,7 +9633,7 @@ func (obj *FreshnessContract) value() node { return obj.n }
 
 // Assertion reads assertion.
 func (obj *FreshnessContract) Assertion() (*Assertion, error) {
-	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, EntityOf), nil
+	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, asAssertion), nil
 }
 
 // FreshnessCronSchedule is the GraphQL type FreshnessCronSchedule, showing part of an aspect.
@@ -9394,12 +9734,12 @@ func (obj *GlossaryTermAssociation) value() node { return obj.n }
 
 // Term reads urn.
 func (obj *GlossaryTermAssociation) Term() (*GlossaryTerm, error) {
-	return ref[*GlossaryTerm](obj.n.get("urn"), obj.n.s, EntityOf), nil
+	return ref[*GlossaryTerm](obj.n.get("urn"), obj.n.s, asGlossaryTerm), nil
 }
 
 // Actor reads actor.
 func (obj *GlossaryTermAssociation) Actor() (*CorpUser, error) {
-	return ref[*CorpUser](obj.n.get("actor"), obj.n.s, EntityOf), nil
+	return ref[*CorpUser](obj.n.get("actor"), obj.n.s, asCorpUser), nil
 }
 
 // AssociatedUrn reads $urn.
@@ -9856,7 +10196,7 @@ func (obj *InstitutionalMemoryMetadata) Label() (string, error) {
 
 // Author reads createStamp/actor.
 func (obj *InstitutionalMemoryMetadata) Author() (*CorpUser, error) {
-	return ref[*CorpUser](obj.n.get("createStamp", "actor"), obj.n.s, EntityOf), nil
+	return ref[*CorpUser](obj.n.get("createStamp", "actor"), obj.n.s, asCorpUser), nil
 }
 
 // Actor reads createStamp/actor.
@@ -9935,7 +10275,7 @@ func (obj *MLFeatureProperties) Version() (*VersionTag, error) {
 
 // Sources reads sources.
 func (obj *MLFeatureProperties) Sources() ([]*Dataset, error) {
-	return refs[*Dataset](obj.n.get("sources"), obj.n.s, EntityOf), nil
+	return refs[*Dataset](obj.n.get("sources"), obj.n.s, asDataset), nil
 }
 
 // MLFeatureTableEditableProperties is the GraphQL type MLFeatureTableEditableProperties, showing part of an aspect.
@@ -9984,12 +10324,12 @@ func (obj *MLFeatureTableProperties) Description() (*string, error) {
 
 // MlFeatures reads mlFeatures.
 func (obj *MLFeatureTableProperties) MlFeatures() ([]*MLFeature, error) {
-	return refs[*MLFeature](obj.n.get("mlFeatures"), obj.n.s, EntityOf), nil
+	return refs[*MLFeature](obj.n.get("mlFeatures"), obj.n.s, asMLFeature), nil
 }
 
 // MlPrimaryKeys reads mlPrimaryKeys.
 func (obj *MLFeatureTableProperties) MlPrimaryKeys() ([]*MLPrimaryKey, error) {
-	return refs[*MLPrimaryKey](obj.n.get("mlPrimaryKeys"), obj.n.s, EntityOf), nil
+	return refs[*MLPrimaryKey](obj.n.get("mlPrimaryKeys"), obj.n.s, asMLPrimaryKey), nil
 }
 
 // CustomProperties reads customProperties.
@@ -10242,7 +10582,7 @@ func (obj *MLModelProperties) Tags() ([]string, error) {
 
 // Groups reads groups.
 func (obj *MLModelProperties) Groups() ([]*MLModelGroup, error) {
-	return refs[*MLModelGroup](obj.n.get("groups"), obj.n.s, EntityOf), nil
+	return refs[*MLModelGroup](obj.n.get("groups"), obj.n.s, asMLModelGroup), nil
 }
 
 // CustomProperties reads customProperties.
@@ -10326,7 +10666,7 @@ func (obj *MLPrimaryKeyProperties) Version() (*VersionTag, error) {
 
 // Sources reads sources.
 func (obj *MLPrimaryKeyProperties) Sources() ([]*Dataset, error) {
-	return refs[*Dataset](obj.n.get("sources"), obj.n.s, EntityOf), nil
+	return refs[*Dataset](obj.n.get("sources"), obj.n.s, asDataset), nil
 }
 
 // MLTrainingRunProperties is the GraphQL type MLTrainingRunProperties, showing part of an aspect.
@@ -10831,7 +11171,7 @@ func (obj *ResolvedAuditStamp) Time() (int64, error) {
 
 // Actor reads actor.
 func (obj *ResolvedAuditStamp) Actor() (*CorpUser, error) {
-	return ref[*CorpUser](obj.n.get("actor"), obj.n.s, EntityOf), nil
+	return ref[*CorpUser](obj.n.get("actor"), obj.n.s, asCorpUser), nil
 }
 
 // RoleAssociation is the GraphQL type RoleAssociation, showing part of an aspect.
@@ -10851,7 +11191,7 @@ func (obj *RoleAssociation) value() node { return obj.n }
 
 // Role reads urn.
 func (obj *RoleAssociation) Role() (*Role, error) {
-	return ref[*Role](obj.n.get("urn"), obj.n.s, EntityOf), nil
+	return ref[*Role](obj.n.get("urn"), obj.n.s, asRole), nil
 }
 
 // RoleProperties is the GraphQL type RoleProperties, showing part of an aspect.
@@ -11034,7 +11374,7 @@ func (obj *SchemaContract) value() node { return obj.n }
 
 // Assertion reads assertion.
 func (obj *SchemaContract) Assertion() (*Assertion, error) {
-	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, EntityOf), nil
+	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, asAssertion), nil
 }
 
 // SchemaField is the GraphQL type SchemaField, showing part of an aspect.
@@ -11395,7 +11735,7 @@ func (obj *StructuredPropertiesEntry) value() node { return obj.n }
 
 // StructuredProperty reads propertyUrn.
 func (obj *StructuredPropertiesEntry) StructuredProperty() (*StructuredPropertyEntity, error) {
-	return ref[*StructuredPropertyEntity](obj.n.get("propertyUrn"), obj.n.s, EntityOf), nil
+	return ref[*StructuredPropertyEntity](obj.n.get("propertyUrn"), obj.n.s, asStructuredPropertyEntity), nil
 }
 
 // Values is computed by Computed.StructuredPropertiesEntryValues.
@@ -11465,7 +11805,7 @@ func (obj *StructuredPropertyDefinition) AllowedValues() ([]*AllowedValue, error
 
 // ValueType reads valueType.
 func (obj *StructuredPropertyDefinition) ValueType() (*DataTypeEntity, error) {
-	return ref[*DataTypeEntity](obj.n.get("valueType"), obj.n.s, EntityOf), nil
+	return ref[*DataTypeEntity](obj.n.get("valueType"), obj.n.s, asDataTypeEntity), nil
 }
 
 // TypeQualifier reads typeQualifier.
@@ -11475,7 +11815,7 @@ func (obj *StructuredPropertyDefinition) TypeQualifier() (*TypeQualifier, error)
 
 // EntityTypes reads entityTypes.
 func (obj *StructuredPropertyDefinition) EntityTypes() ([]*EntityTypeEntity, error) {
-	return nonNil(refs[*EntityTypeEntity](obj.n.get("entityTypes"), obj.n.s, EntityOf)), nil
+	return nonNil(refs[*EntityTypeEntity](obj.n.get("entityTypes"), obj.n.s, asEntityTypeEntity)), nil
 }
 
 // Immutable reads immutable.
@@ -11512,7 +11852,7 @@ func (obj *StructuredPropertyParams) value() node { return obj.n }
 
 // StructuredProperty reads urn.
 func (obj *StructuredPropertyParams) StructuredProperty() (*StructuredPropertyEntity, error) {
-	return ref[*StructuredPropertyEntity](obj.n.get("urn"), obj.n.s, EntityOf), nil
+	return ref[*StructuredPropertyEntity](obj.n.get("urn"), obj.n.s, asStructuredPropertyEntity), nil
 }
 
 // StructuredPropertySettings is the GraphQL type StructuredPropertySettings, showing part of an aspect.
@@ -11624,7 +11964,7 @@ func (obj *TagAssociation) value() node { return obj.n }
 
 // Tag reads tag.
 func (obj *TagAssociation) Tag() (*Tag, error) {
-	return ref[*Tag](obj.n.get("tag"), obj.n.s, EntityOf), nil
+	return ref[*Tag](obj.n.get("tag"), obj.n.s, asTag), nil
 }
 
 // AssociatedUrn reads $urn.
@@ -11704,7 +12044,7 @@ func (obj *TestResult) value() node { return obj.n }
 
 // Test reads test.
 func (obj *TestResult) Test() (*Test, error) {
-	return ref[*Test](obj.n.get("test"), obj.n.s, EntityOf), nil
+	return ref[*Test](obj.n.get("test"), obj.n.s, asTest), nil
 }
 
 // Type reads type.
@@ -11783,7 +12123,7 @@ func (obj *TypeQualifier) value() node { return obj.n }
 
 // AllowedTypes reads allowedTypes.
 func (obj *TypeQualifier) AllowedTypes() ([]*EntityTypeEntity, error) {
-	return refs[*EntityTypeEntity](obj.n.get("allowedTypes"), obj.n.s, EntityOf), nil
+	return refs[*EntityTypeEntity](obj.n.get("allowedTypes"), obj.n.s, asEntityTypeEntity), nil
 }
 
 // ValueFrequency is the GraphQL type ValueFrequency, showing part of an aspect.
@@ -11828,7 +12168,7 @@ func (obj *VersionProperties) value() node { return obj.n }
 
 // VersionSet reads versionSet.
 func (obj *VersionProperties) VersionSet() (*VersionSet, error) {
-	return ref[*VersionSet](obj.n.get("versionSet"), obj.n.s, EntityOf), nil
+	return ref[*VersionSet](obj.n.get("versionSet"), obj.n.s, asVersionSet), nil
 }
 
 // Version reads version.
@@ -11984,6 +12324,7 @@ type Computed interface {
 	Contract(ctx context.Context, obj Entity) (*DataContract, error)
 	CustomAssertionInfoField(ctx context.Context, obj *CustomAssertionInfo) (*SchemaFieldRef, error)
 	DashboardStatsSummary(ctx context.Context, obj Entity) (*DashboardStatsSummary, error)
+	DataHubViewDefinitionEntityTypes(ctx context.Context, obj *DataHubViewDefinition) ([]EntityType, error)
 	DataHubViewDefinitionFilter(ctx context.Context, obj *DataHubViewDefinition) (*DataHubViewFilter, error)
 	DataJobRuns(ctx context.Context, obj Entity, start *int, count *int) (*DataProcessInstanceResult, error)
 	DataProcessInstanceState(ctx context.Context, obj Entity, startTimeMillis *int64, endTimeMillis *int64, limit *int) ([]*DataProcessRunEvent, error)

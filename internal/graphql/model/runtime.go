@@ -374,11 +374,13 @@ func enumVal[E enum](v any, field string) (E, error) {
 	return e, err
 }
 
-// enumPtr is enumOf for a nullable field.
+// enumPtr is enumOf for a nullable field: a symbol E does not have reads
+// as null, as the aspects whose schema types the field as a free string
+// (corpUserStatus.status) may hold any.
 func enumPtr[E enum](v any, field string) (*E, error) {
 	e, ok, err := enumOf[E](v, field)
 	if err != nil || !ok {
-		return nil, err
+		return nil, nil
 	}
 	return &e, nil
 }
