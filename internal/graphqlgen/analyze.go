@@ -63,6 +63,10 @@ type model struct {
 	nodes    []string           // types showing part of an aspect, in name order
 	isNode   map[string]bool
 	hooks    map[string]*hook // Computed method name → signature
+	// defaults are the schema defaults of fields of types showing part of
+	// an aspect ("Type.field" → JSON), read when the value is absent; a
+	// field whose places disagree has none.
+	defaults map[string]string
 	errs     []string
 }
 
@@ -87,7 +91,7 @@ func (m *model) errorf(format string, args ...any) {
 
 // analyze classifies the types of s and checks the annotations.
 func analyze(s *ast.Schema) (*model, error) {
-	m := &model{schema: s, byName: map[string]*entity{}, isNode: map[string]bool{}, hooks: map[string]*hook{}}
+	m := &model{schema: s, byName: map[string]*entity{}, isNode: map[string]bool{}, hooks: map[string]*hook{}, defaults: map[string]string{}}
 	names := make([]string, 0, len(s.Types))
 	for n := range s.Types {
 		names = append(names, n)

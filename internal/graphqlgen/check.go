@@ -16,14 +16,20 @@ import (
 // GraphQL type can be converted from. A type shown at several places is
 // checked at each.
 type checker struct {
-	m    *model
-	s    *schemagen.Model
-	seen map[string]bool // node type + schema already checked
+	m         *model
+	s         *schemagen.Model
+	seen      map[string]bool // node type + schema already checked
+	conflicts map[string]bool // fields whose defaults disagree
 }
 
 // check checks m against the metadata model s.
 func (m *model) check(s *schemagen.Model) {
-	c := &checker{m: m, s: s, seen: map[string]bool{}}
+	c := &checker{m: m, s: s, seen: map[string]bool{}, conflicts: map[string]bool{}}
+	defer func() {
+		for f := range c.conflicts {
+			delete(m.defaults, f)
+		}
+	}()
 	aspectsOf := map[string]map[string]bool{}
 	keyOf := map[string]string{}
 	for _, e := range s.Entities {
@@ -199,6 +205,19 @@ func (c *checker) value(where string, t *ast.Type, s *schemagen.Schema) {
 	}
 }
 
+// recordDefault records the default of a field read from schema s: a
+// scalar default, the same wherever the field's type is shown.
+func (c *checker) recordDefault(field string, s *schemagen.Schema) {
+	d := strings.TrimSpace(string(s.Default))
+	if d == "" || d[0] == '{' || d[0] == '[' || d == "null" {
+		d = ""
+	}
+	if prev, ok := c.m.defaults[field]; ok && prev != d {
+		c.conflicts[field] = true
+	}
+	c.m.defaults[field] = d
+}
+
 // entries checks a list of element type t read from a map with values of
 // schema val: each entry is a {key, value} object.
 func (c *checker) entries(where string, t *ast.Type, val *schemagen.Schema) {
@@ -240,6 +259,9 @@ func (c *checker) node(def *ast.Definition, s *schemagen.Schema) {
 				continue
 			}
 			c.value(where, f.Type, at)
+			if len(path) == 1 {
+				c.recordDefault(where, at)
+			}
 		}
 	}
 }

@@ -248,13 +248,40 @@ func (m *model) emitNode(b *bytes.Buffer, d *ast.Definition) {
 			m.errorf("%s: %v", where, err)
 			continue
 		}
-		body, _, err := m.convert(f.Type, valueExpr(path), "obj.n.s", where)
+		v := valueExpr(path)
+		if d := m.defaults[where]; d != "" {
+			lit, err := goLiteral(d)
+			if err != nil {
+				m.errorf("%s: default %s: %v", where, d, err)
+				continue
+			}
+			v = "orDefault(" + v + ", " + lit + ")"
+		}
+		body, _, err := m.convert(f.Type, v, "obj.n.s", where)
 		if err != nil {
 			m.errorf("%s: %v", where, err)
 			continue
 		}
 		fmt.Fprintf(b, "// %s reads %s.\nfunc (obj *%s) %s() (%s, error) {\n%s}\n\n", goField(f.Name), pathText(path), g, goField(f.Name), gt, body)
 	}
+}
+
+// goLiteral is the Go expression of a JSON scalar as the runtime decodes it.
+func goLiteral(j string) (string, error) {
+	switch {
+	case j == "true" || j == "false":
+		return j, nil
+	case strings.HasPrefix(j, `"`):
+		s, err := strconv.Unquote(j)
+		if err != nil {
+			return "", err
+		}
+		return strconv.Quote(s), nil
+	}
+	if _, err := strconv.ParseFloat(j, 64); err != nil {
+		return "", fmt.Errorf("not a JSON scalar")
+	}
+	return "number(" + strconv.Quote(j) + ")", nil
 }
 
 func pathText(path [][]string) string {

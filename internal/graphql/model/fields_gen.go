@@ -6970,7 +6970,7 @@ func (obj *CorpGroupEditableProperties) Email() (*string, error) {
 
 // PictureLink reads pictureLink.
 func (obj *CorpGroupEditableProperties) PictureLink() (*string, error) {
-	return strPtr(obj.n.get("pictureLink")), nil
+	return strPtr(orDefault(obj.n.get("pictureLink"), "https://raw.githubusercontent.com/datahub-project/datahub/master/datahub-web-react/src/images/default_avatar.png")), nil
 }
 
 // CorpGroupInfo is the GraphQL type CorpGroupInfo, showing part of an aspect.
@@ -7111,7 +7111,7 @@ func (obj *CorpUserEditableInfo) Skills() ([]string, error) {
 
 // PictureLink reads pictureLink.
 func (obj *CorpUserEditableInfo) PictureLink() (*string, error) {
-	return strPtr(obj.n.get("pictureLink")), nil
+	return strPtr(orDefault(obj.n.get("pictureLink"), "https://raw.githubusercontent.com/datahub-project/datahub/master/datahub-web-react/src/images/default_avatar.png")), nil
 }
 
 // CorpUserEditableProperties is the GraphQL type CorpUserEditableProperties, showing part of an aspect.
@@ -7158,7 +7158,7 @@ func (obj *CorpUserEditableProperties) Skills() ([]string, error) {
 
 // PictureLink reads pictureLink.
 func (obj *CorpUserEditableProperties) PictureLink() (*string, error) {
-	return strPtr(obj.n.get("pictureLink")), nil
+	return strPtr(orDefault(obj.n.get("pictureLink"), "https://raw.githubusercontent.com/datahub-project/datahub/master/datahub-web-react/src/images/default_avatar.png")), nil
 }
 
 // Slack reads slack.
@@ -9141,7 +9141,7 @@ func (obj *FieldValuesAssertion) FailThreshold() (*FieldValuesFailThreshold, err
 
 // ExcludeNulls reads excludeNulls.
 func (obj *FieldValuesAssertion) ExcludeNulls() (bool, error) {
-	return boolean(obj.n.get("excludeNulls")), nil
+	return boolean(orDefault(obj.n.get("excludeNulls"), true)), nil
 }
 
 // FieldValuesFailThreshold is the GraphQL type FieldValuesFailThreshold, showing part of an aspect.
@@ -9163,12 +9163,12 @@ func (obj *FieldValuesFailThreshold) value() node { return obj.n }
 
 // Type reads type.
 func (obj *FieldValuesFailThreshold) Type() (FieldValuesFailThresholdType, error) {
-	return enumVal[FieldValuesFailThresholdType](obj.n.get("type"), "FieldValuesFailThreshold.type")
+	return enumVal[FieldValuesFailThresholdType](orDefault(obj.n.get("type"), "COUNT"), "FieldValuesFailThreshold.type")
 }
 
 // Value reads value.
 func (obj *FieldValuesFailThreshold) Value() (int64, error) {
-	return long(obj.n.get("value")), nil
+	return long(orDefault(obj.n.get("value"), number("0"))), nil
 }
 
 // FineGrainedLineage is the GraphQL type FineGrainedLineage, showing part of an aspect.
@@ -9240,7 +9240,7 @@ func (obj *FixedIntervalSchedule) Unit() (DateInterval, error) {
 
 // Multiple reads multiple.
 func (obj *FixedIntervalSchedule) Multiple() (int, error) {
-	return integer(obj.n.get("multiple")), nil
+	return integer(orDefault(obj.n.get("multiple"), number("1"))), nil
 }
 
 // ForeignKeyConstraint is the GraphQL type ForeignKeyConstraint, showing part of an aspect.
@@ -9299,7 +9299,7 @@ func (obj *FormActorAssignment) value() node { return obj.n }
 
 // Owners reads owners.
 func (obj *FormActorAssignment) Owners() (bool, error) {
-	return boolean(obj.n.get("owners")), nil
+	return boolean(orDefault(obj.n.get("owners"), true)), nil
 }
 
 // IsAssignedToMe is computed by Computed.FormActorAssignmentIsAssignedToMe.
@@ -9373,7 +9373,7 @@ func (obj *FormInfo) Description() (*string, error) {
 
 // Type reads type.
 func (obj *FormInfo) Type() (FormType, error) {
-	return enumVal[FormType](obj.n.get("type"), "FormInfo.type")
+	return enumVal[FormType](orDefault(obj.n.get("type"), "COMPLETION"), "FormInfo.type")
 }
 
 // Prompts reads prompts.
@@ -9428,7 +9428,7 @@ func (obj *FormPrompt) Type() (FormPromptType, error) {
 
 // Required reads required.
 func (obj *FormPrompt) Required() (bool, error) {
-	return boolean(obj.n.get("required")), nil
+	return boolean(orDefault(obj.n.get("required"), false)), nil
 }
 
 // StructuredPropertyParams reads structuredPropertyParams.
@@ -10934,7 +10934,7 @@ func (obj *PartitionSpec) value() node { return obj.n }
 
 // Type reads type.
 func (obj *PartitionSpec) Type() (PartitionType, error) {
-	return enumVal[PartitionType](obj.n.get("type"), "PartitionSpec.type")
+	return enumVal[PartitionType](orDefault(obj.n.get("type"), "PARTITION"), "PartitionSpec.type")
 }
 
 // Partition reads partition.
@@ -11084,7 +11084,7 @@ func (obj *QueryStatement) Value() (string, error) {
 
 // Language reads language.
 func (obj *QueryStatement) Language() (QueryLanguage, error) {
-	return enumVal[QueryLanguage](obj.n.get("language"), "QueryStatement.language")
+	return enumVal[QueryLanguage](orDefault(obj.n.get("language"), "SQL"), "QueryStatement.language")
 }
 
 // QuerySubject is the GraphQL type QuerySubject, showing part of an aspect.
@@ -11354,7 +11354,7 @@ func (obj *SchemaAssertionInfo) Schema() (*SchemaMetadata, error) {
 
 // Compatibility reads compatibility.
 func (obj *SchemaAssertionInfo) Compatibility() (SchemaAssertionCompatibility, error) {
-	return enumVal[SchemaAssertionCompatibility](obj.n.get("compatibility"), "SchemaAssertionInfo.compatibility")
+	return enumVal[SchemaAssertionCompatibility](orDefault(obj.n.get("compatibility"), "EXACT_MATCH"), "SchemaAssertionInfo.compatibility")
 }
 
 // SchemaContract is the GraphQL type SchemaContract, showing part of an aspect.
@@ -11409,7 +11409,7 @@ func (obj *SchemaField) Label() (*string, error) {
 
 // Nullable reads nullable.
 func (obj *SchemaField) Nullable() (bool, error) {
-	return boolean(obj.n.get("nullable")), nil
+	return boolean(orDefault(obj.n.get("nullable"), false)), nil
 }
 
 // Description reads description.
@@ -11433,7 +11433,7 @@ func (obj *SchemaField) NativeDataType() (*string, error) {
 
 // Recursive reads recursive.
 func (obj *SchemaField) Recursive() (bool, error) {
-	return boolean(obj.n.get("recursive")), nil
+	return boolean(orDefault(obj.n.get("recursive"), false)), nil
 }
 
 // GlobalTags reads globalTags.
@@ -11448,7 +11448,7 @@ func (obj *SchemaField) GlossaryTerms() (*GlossaryTerms, error) {
 
 // IsPartOfKey reads isPartOfKey.
 func (obj *SchemaField) IsPartOfKey() (*bool, error) {
-	return boolPtr(obj.n.get("isPartOfKey")), nil
+	return boolPtr(orDefault(obj.n.get("isPartOfKey"), false)), nil
 }
 
 // IsPartitioningKey reads isPartitioningKey.
@@ -11666,7 +11666,7 @@ func (obj *Status) value() node { return obj.n }
 
 // Removed reads removed.
 func (obj *Status) Removed() (bool, error) {
-	return boolean(obj.n.get("removed")), nil
+	return boolean(orDefault(obj.n.get("removed"), false)), nil
 }
 
 // StringMapEntry is the GraphQL type StringMapEntry, showing part of an aspect.
@@ -11795,7 +11795,7 @@ func (obj *StructuredPropertyDefinition) Description() (*string, error) {
 
 // Cardinality reads cardinality.
 func (obj *StructuredPropertyDefinition) Cardinality() (*PropertyCardinality, error) {
-	return enumPtr[PropertyCardinality](obj.n.get("cardinality"), "StructuredPropertyDefinition.cardinality")
+	return enumPtr[PropertyCardinality](orDefault(obj.n.get("cardinality"), "SINGLE"), "StructuredPropertyDefinition.cardinality")
 }
 
 // AllowedValues reads allowedValues.
@@ -11820,7 +11820,7 @@ func (obj *StructuredPropertyDefinition) EntityTypes() ([]*EntityTypeEntity, err
 
 // Immutable reads immutable.
 func (obj *StructuredPropertyDefinition) Immutable() (bool, error) {
-	return boolean(obj.n.get("immutable")), nil
+	return boolean(orDefault(obj.n.get("immutable"), false)), nil
 }
 
 // Created reads created.
@@ -11874,27 +11874,27 @@ func (obj *StructuredPropertySettings) value() node { return obj.n }
 
 // IsHidden reads isHidden.
 func (obj *StructuredPropertySettings) IsHidden() (bool, error) {
-	return boolean(obj.n.get("isHidden")), nil
+	return boolean(orDefault(obj.n.get("isHidden"), false)), nil
 }
 
 // ShowInSearchFilters reads showInSearchFilters.
 func (obj *StructuredPropertySettings) ShowInSearchFilters() (bool, error) {
-	return boolean(obj.n.get("showInSearchFilters")), nil
+	return boolean(orDefault(obj.n.get("showInSearchFilters"), false)), nil
 }
 
 // ShowInAssetSummary reads showInAssetSummary.
 func (obj *StructuredPropertySettings) ShowInAssetSummary() (bool, error) {
-	return boolean(obj.n.get("showInAssetSummary")), nil
+	return boolean(orDefault(obj.n.get("showInAssetSummary"), false)), nil
 }
 
 // ShowAsAssetBadge reads showAsAssetBadge.
 func (obj *StructuredPropertySettings) ShowAsAssetBadge() (bool, error) {
-	return boolean(obj.n.get("showAsAssetBadge")), nil
+	return boolean(orDefault(obj.n.get("showAsAssetBadge"), false)), nil
 }
 
 // ShowInColumnsTable reads showInColumnsTable.
 func (obj *StructuredPropertySettings) ShowInColumnsTable() (bool, error) {
-	return boolean(obj.n.get("showInColumnsTable")), nil
+	return boolean(orDefault(obj.n.get("showInColumnsTable"), false)), nil
 }
 
 // StructuredReport is the GraphQL type StructuredReport, showing part of an aspect.

@@ -220,6 +220,17 @@ func orEmpty(v any) any {
 
 var errNoComputed = catalog.Errorf(catalog.Internal, "graphql: the runtime's Computed does not implement the generated interface")
 
+// orDefault returns v, or the schema's default d when v is absent.
+func orDefault(v, d any) any {
+	if v == nil {
+		return d
+	}
+	return v
+}
+
+// number is a JSON number as the stored values hold numbers.
+func number(s string) json.Number { return json.Number(s) }
+
 // object returns v as a JSON object, nil when it is not one.
 func object(v any) map[string]any {
 	m, _ := v.(map[string]any)
