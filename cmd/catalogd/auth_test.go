@@ -432,15 +432,16 @@ func readFileString(path string) (string, error) {
 	return string(b), err
 }
 
-// statelessToken returns a stateless (not stored) token of user, issued by
-// the root user through GraphQL's getAccessToken.
-func (s *authServer) statelessToken(t testing.TB, user string) string {
+// statelessToken returns a stateless (not stored) token of the user named
+// name, which it asks for itself through GraphQL's getAccessToken (which
+// mints tokens for its caller only).
+func (s *authServer) statelessToken(t testing.TB, name string) string {
 	t.Helper()
 	var got struct {
 		AccessToken string `json:"accessToken"`
 	}
-	s.mustGQL(t, s.admin, `query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
-		map[string]any{"u": user}, "getAccessToken", &got)
+	s.mustGQL(t, sessionToken(t, name), `query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
+		map[string]any{"u": "urn:li:corpuser:" + name}, "getAccessToken", &got)
 	return got.AccessToken
 }
 
@@ -490,7 +491,7 @@ func testAuthTokensEndWithUser(t *testing.T, storeArgs []string) {
 	s := startAuthServer(t, storeArgs...)
 	tokensOf := func(name string) map[string]string {
 		personal, _ := s.cliToken(t, name)
-		return map[string]string{"personal": personal, "stateless": s.statelessToken(t, "urn:li:corpuser:"+name), "session": sessionToken(t, name)}
+		return map[string]string{"personal": personal, "stateless": s.statelessToken(t, name), "session": sessionToken(t, name)}
 	}
 	const user = "urn:li:corpuser:suspendable"
 	tokens := tokensOf("suspendable")

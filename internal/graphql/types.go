@@ -20,15 +20,6 @@ var entityNames = func() map[model.EntityType]string {
 	return m
 }()
 
-// entityTypeOf returns the GraphQL entity type of a URN, OTHER when the
-// entity has no GraphQL type.
-func entityTypeOf(urn string) model.EntityType {
-	if t, ok := model.EntityTypes[urnType(urn)]; ok {
-		return t
-	}
-	return model.EntityTypeOther
-}
-
 // urnType returns the entity type named in urn ("" when malformed).
 func urnType(urn string) string { return model.EntityName(urn) }
 

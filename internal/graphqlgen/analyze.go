@@ -108,7 +108,7 @@ func analyze(s *ast.Schema) (*model, error) {
 			m.errorf("%s: @entity on a %s", n, d.Kind)
 			continue
 		}
-		e := &entity{def: d, name: argString(dir, "name"), typ: argRaw(dir, "type"), fromURN: argString(dir, "fromUrn") != "false"}
+		e := &entity{def: d, name: argString(dir, "name"), typ: argString(dir, "type"), fromURN: argString(dir, "fromUrn") != "false"}
 		if prev, ok := byEntity[e.name]; ok && e.fromURN {
 			m.errorf("%s: entity type %q is already shown by %s", n, e.name, prev)
 			continue
@@ -187,9 +187,6 @@ func argString(d *ast.Directive, name string) string {
 	}
 	return a.Value.Raw
 }
-
-// argRaw is argString for enum values.
-func argRaw(d *ast.Directive, name string) string { return argString(d, name) }
 
 // goName is the Go name gqlgen gives a GraphQL type.
 func goName(name string) string { return templates.ToGoModelName(name) }

@@ -231,12 +231,6 @@ func orDefault(v, d any) any {
 // number is a JSON number as the stored values hold numbers.
 func number(s string) json.Number { return json.Number(s) }
 
-// object returns v as a JSON object, nil when it is not one.
-func object(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
 // items returns the elements of a JSON array; a JSON object (a Pegasus map)
 // gives one {"key", "value"} object per member, sorted by key, so that maps
 // read as lists of entries with stable order.
