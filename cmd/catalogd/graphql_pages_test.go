@@ -305,8 +305,10 @@ func TestGraphQLFirstLoad(t *testing.T) {
 		byName[op.Name] = op
 	}
 	srv := startServer(t)
-	replaySamples(t, srv)
+	replay := replaySamples(t, srv)
 	srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+		seed("urn:li:post:welcome", "post", "postInfo", map[string]any{"type": "HOME_PAGE_ANNOUNCEMENT", "lastModified": 1700000000000, "created": 1700000000000,
+			"content": map[string]any{"type": "TEXT", "title": "Welcome", "description": "to the catalog"}}),
 		pageSeeds[11], // the global view
 		seed("urn:li:dataHubStepState:urn:li:corpuser:datahub-search", "dataHubStepState", "dataHubStepStateProperties",
 			map[string]any{"properties": map[string]any{"completed": "true"}, "lastModified": map[string]any{"time": 1, "actor": "urn:li:corpuser:datahub"}}),
@@ -359,6 +361,47 @@ func TestGraphQLFirstLoad(t *testing.T) {
 	rec := run("listRecommendations", map[string]any{"input": map[string]any{"userUrn": "urn:li:corpuser:datahub", "requestContext": map[string]any{"scenario": "HOME"}, "limit": 10}})
 	if got, _ := pick(rec, []string{"listRecommendations", "modules", "0", "content", "0", "value"}); got != "urn:li:dataPlatform:bigquery" {
 		t.Errorf("recommendations = %.300s", asJSON(rec))
+	}
+	datasets := 0
+	for _, typ := range replay.entity {
+		if typ == "dataset" {
+			datasets++
+		}
+	}
+	counts := run("getEntityCounts", map[string]any{"input": map[string]any{"types": []string{"DATASET", "CHART"}}})
+	if got, _ := pick(counts, []string{"getEntityCounts", "counts", "0"}); asJSON(got) != fmt.Sprintf(`{"count":%d,"entityType":"DATASET"}`, datasets) {
+		t.Errorf("entity counts = %s, want %d datasets", asJSON(counts), datasets)
+	}
+	agg := run("aggregateAcrossEntities", map[string]any{"input": map[string]any{"query": "*", "facets": []string{"_entityType", "platform"}}})
+	facets, _ := pick(agg, []string{"aggregateAcrossEntities", "facets", "*", "field"})
+	if asJSON(facets) != `["platform","_entityType"]` {
+		t.Errorf("aggregate facets = %s", asJSON(facets))
+	}
+	if got, _ := pick(agg, []string{"aggregateAcrossEntities", "facets", "1", "aggregations", "0"}); !strings.Contains(asJSON(got), fmt.Sprintf(`"count":%d`, datasets)) {
+		t.Errorf("entity type facet = %s, want %d datasets first", asJSON(got), datasets)
+	}
+	// The samples' three posts, then the seeded one: last modified first.
+	posts := run("listPosts", map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+	times, _ := pick(posts, []string{"listPosts", "posts", "*", "lastModified", "time"})
+	if urns, _ := pick(posts, []string{"listPosts", "posts", "*", "urn"}); !strings.HasSuffix(asJSON(urns), `"urn:li:post:welcome"]`) ||
+		asJSON(times) != `[1712547268882,1712547164761,1712547125049,1700000000000]` {
+		t.Errorf("posts = %s", asJSON(posts))
+	}
+	for _, root := range []struct{ op, field, list, info string }{
+		{"getRootGlossaryNodes", "getRootGlossaryNodes", "nodes", "glossaryNodeInfo"},
+		{"getRootGlossaryTerms", "getRootGlossaryTerms", "terms", "glossaryTermInfo"},
+	} {
+		urns, _ := pick(run(root.op, nil), []string{root.field, root.list, "*", "urn"})
+		list, _ := urns.([]any)
+		if len(list) == 0 {
+			t.Errorf("%s: none", root.op)
+		}
+		for _, u := range list {
+			v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(u.(string)), nil))
+			if parent, _ := pick(v2, []string{"aspects", root.info, "value", "parentNode"}); parent != nil {
+				t.Errorf("%s: %s is in node %v", root.op, u, parent)
+			}
+		}
 	}
 	priv := run("getGrantedPrivileges", map[string]any{"input": map[string]any{"actorUrn": "urn:li:corpuser:datahub"}})
 	if got := asJSON(priv); !strings.Contains(got, "MANAGE_POLICIES") {

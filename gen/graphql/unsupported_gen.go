@@ -777,24 +777,6 @@ func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versio
 	return zero, model.Unsupported("Query.versionedDataset")
 }
 
-// GetEntityCounts is not served by catalogd.
-func (QueryUnsupported) GetEntityCounts(ctx context.Context, input *model.EntityCountInput) (*model.EntityCountResults, error) {
-	var zero *model.EntityCountResults
-	return zero, model.Unsupported("Query.getEntityCounts")
-}
-
-// GetRootGlossaryTerms is not served by catalogd.
-func (QueryUnsupported) GetRootGlossaryTerms(ctx context.Context, input model.GetRootGlossaryEntitiesInput) (*model.GetRootGlossaryTermsResult, error) {
-	var zero *model.GetRootGlossaryTermsResult
-	return zero, model.Unsupported("Query.getRootGlossaryTerms")
-}
-
-// GetRootGlossaryNodes is not served by catalogd.
-func (QueryUnsupported) GetRootGlossaryNodes(ctx context.Context, input model.GetRootGlossaryEntitiesInput) (*model.GetRootGlossaryNodesResult, error) {
-	var zero *model.GetRootGlossaryNodesResult
-	return zero, model.Unsupported("Query.getRootGlossaryNodes")
-}
-
 // ListRoles is not served by catalogd.
 func (QueryUnsupported) ListRoles(ctx context.Context, input model.ListRolesInput) (*model.ListRolesResult, error) {
 	var zero *model.ListRolesResult
@@ -805,12 +787,6 @@ func (QueryUnsupported) ListRoles(ctx context.Context, input model.ListRolesInpu
 func (QueryUnsupported) GetInviteToken(ctx context.Context, input model.GetInviteTokenInput) (*model.InviteToken, error) {
 	var zero *model.InviteToken
 	return zero, model.Unsupported("Query.getInviteToken")
-}
-
-// ListPosts is not served by catalogd.
-func (QueryUnsupported) ListPosts(ctx context.Context, input model.ListPostsInput) (*model.ListPostsResult, error) {
-	var zero *model.ListPostsResult
-	return zero, model.Unsupported("Query.listPosts")
 }
 
 // ListQueries is not served by catalogd.
@@ -889,12 +865,6 @@ func (QueryUnsupported) ScrollAcrossEntities(ctx context.Context, input model.Sc
 func (QueryUnsupported) ScrollAcrossLineage(ctx context.Context, input model.ScrollAcrossLineageInput) (*model.ScrollAcrossLineageResults, error) {
 	var zero *model.ScrollAcrossLineageResults
 	return zero, model.Unsupported("Query.scrollAcrossLineage")
-}
-
-// AggregateAcrossEntities is not served by catalogd.
-func (QueryUnsupported) AggregateAcrossEntities(ctx context.Context, input model.AggregateAcrossEntitiesInput) (*model.AggregateResults, error) {
-	var zero *model.AggregateResults
-	return zero, model.Unsupported("Query.aggregateAcrossEntities")
 }
 
 // ListDataProductAssets is not served by catalogd.

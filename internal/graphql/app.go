@@ -275,3 +275,195 @@ func (r *queryResolver) ListGlobalViews(ctx context.Context, in model.ListGlobal
 		return jsonString(m, "type") == string(model.DataHubViewTypeGlobal)
 	})
 }
+
+// countOf returns how many entities of entity type e a search for query
+// within filter finds.
+func (r *Resolver) countOf(ctx context.Context, e, query string, filter *search.FilterInput) (int, error) {
+	svc, err := r.searchService()
+	if err != nil {
+		return 0, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: []string{e}, Input: query, Filter: filter})
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
+}
+
+// GetEntityCounts counts the entities of each type asked (the searchable
+// types when none is).
+func (r *queryResolver) GetEntityCounts(ctx context.Context, in *model.EntityCountInput) (*model.EntityCountResults, error) {
+	var types []model.EntityType
+	if in != nil {
+		types = in.Types
+	}
+	ents, err := entityNamesOf(types)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.EntityCountResults{Counts: []*model.EntityCountResult{}}
+	for _, e := range ents {
+		n, err := r.countOf(ctx, e, "*", nil)
+		if err != nil {
+			return nil, err
+		}
+		out.Counts = append(out.Counts, &model.EntityCountResult{EntityType: model.EntityTypes[e], Count: n})
+	}
+	return out, nil
+}
+
+// AggregateAcrossEntities counts the values of the facets asked (all when
+// none is) over what a search finds, the entity type facet (_entityType)
+// included.
+func (r *queryResolver) AggregateAcrossEntities(ctx context.Context, in model.AggregateAcrossEntitiesInput) (*model.AggregateResults, error) {
+	ents, err := entityNamesOf(in.Types)
+	if err != nil {
+		return nil, err
+	}
+	ents, filter := narrowByEntityType(ents, filterOf(nil, in.OrFilters))
+	out := &model.AggregateResults{Facets: []*model.FacetMetadata{}}
+	if len(ents) == 0 {
+		return out, nil
+	}
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: in.Query, Filter: filter})
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, f := range in.Facets {
+		if f != nil {
+			want[*f] = true
+		}
+	}
+	for _, f := range facets(res.Facets, res.SearchResult.Facets) {
+		if len(want) == 0 || want[f.Field] {
+			out.Facets = append(out.Facets, f)
+		}
+	}
+	if len(want) == 0 || want[entityTypeField] {
+		f := &model.FacetMetadata{Field: entityTypeField, DisplayName: ptr("Type"), Aggregations: []*model.AggregationMetadata{}}
+		for _, e := range ents {
+			n, err := r.countOf(ctx, e, in.Query, filter)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				f.Aggregations = append(f.Aggregations, &model.AggregationMetadata{Value: string(model.EntityTypes[e]), Count: int64(n)})
+			}
+		}
+		sort.SliceStable(f.Aggregations, func(i, j int) bool { return f.Aggregations[i].Count > f.Aggregations[j].Count })
+		out.Facets = append(out.Facets, f)
+	}
+	return out, nil
+}
+
+// ListPosts lists the posts, last modified first.
+func (r *queryResolver) ListPosts(ctx context.Context, in model.ListPostsInput) (*model.ListPostsResult, error) {
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:post:%", Aspect: "postInfo", Limit: maxRelated})
+	if err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(strings.TrimSpace(deref(in.Query)))
+	type post struct {
+		urn      string
+		modified int64
+	}
+	var kept []post
+	for _, a := range rows {
+		v, err := decodeJSON(a.Value)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		title := jsonString(m, "content", "title")
+		if q != "" && q != "*" && !strings.Contains(strings.ToLower(title), q) {
+			continue
+		}
+		p := post{urn: a.URN}
+		p.modified, _ = jsonInt(m["lastModified"])
+		kept = append(kept, p)
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].modified > kept[j].modified })
+	s, c := page(in.Start, in.Count, 20)
+	out := &model.ListPostsResult{Start: s, Total: len(kept), Posts: []*model.Post{}}
+	for _, p := range window(kept, s, c) {
+		out.Posts = append(out.Posts, &model.Post{Urn: p.urn})
+		r.loaderOf(ctx).Want(p.urn)
+	}
+	out.Count = len(out.Posts)
+	return out, nil
+}
+
+// rootGlossary lists the glossary entities of type entity (glossaryNode or
+// glossaryTerm) that are in no node, by name.
+func (r *Resolver) rootGlossary(ctx context.Context, entity, info string) ([]string, error) {
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: []string{entity}, Input: "*", Count: search.MaxPageSize})
+	if err != nil {
+		return nil, err
+	}
+	l := r.loaderOf(ctx)
+	urns := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		urns[i] = h.URN
+	}
+	l.prime(ctx, urns)
+	type root struct{ urn, name string }
+	var roots []root
+	for _, u := range urns {
+		v, err := l.Aspect(ctx, u, info)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		if jsonString(m, "parentNode") != "" {
+			continue
+		}
+		name := jsonString(m, "name")
+		if name == "" {
+			name = urnPart(u, 0)
+		}
+		roots = append(roots, root{u, strings.ToLower(name)})
+	}
+	sort.SliceStable(roots, func(i, j int) bool { return roots[i].name < roots[j].name })
+	out := make([]string, len(roots))
+	for i, x := range roots {
+		out[i] = x.urn
+	}
+	return out, nil
+}
+
+// GetRootGlossaryNodes lists the glossary nodes in no other node.
+func (r *queryResolver) GetRootGlossaryNodes(ctx context.Context, in model.GetRootGlossaryEntitiesInput) (*model.GetRootGlossaryNodesResult, error) {
+	urns, err := r.rootGlossary(ctx, "glossaryNode", "glossaryNodeInfo")
+	if err != nil {
+		return nil, err
+	}
+	out := &model.GetRootGlossaryNodesResult{Start: in.Start, Total: len(urns), Nodes: []*model.GlossaryNode{}}
+	for _, u := range window(urns, in.Start, in.Count) {
+		out.Nodes = append(out.Nodes, &model.GlossaryNode{Urn: u})
+	}
+	out.Count = len(out.Nodes)
+	return out, nil
+}
+
+// GetRootGlossaryTerms lists the glossary terms in no node.
+func (r *queryResolver) GetRootGlossaryTerms(ctx context.Context, in model.GetRootGlossaryEntitiesInput) (*model.GetRootGlossaryTermsResult, error) {
+	urns, err := r.rootGlossary(ctx, "glossaryTerm", "glossaryTermInfo")
+	if err != nil {
+		return nil, err
+	}
+	out := &model.GetRootGlossaryTermsResult{Start: in.Start, Total: len(urns), Terms: []*model.GlossaryTerm{}}
+	for _, u := range window(urns, in.Start, in.Count) {
+		out.Terms = append(out.Terms, &model.GlossaryTerm{Urn: u})
+	}
+	out.Count = len(out.Terms)
+	return out, nil
+}
