@@ -408,3 +408,77 @@ func TestGraphQLFirstLoad(t *testing.T) {
 		t.Errorf("granted privileges = %s", got)
 	}
 }
+
+// TestGraphQLSettingsLists runs the UI's lists of ownership types, roles and
+// ingestion sources, its scrolled search and a data product's assets, as the
+// UI sends them, against a server loaded with the samples.
+func TestGraphQLSettingsLists(t *testing.T) {
+	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
+	if err != nil {
+		t.Skipf("DataHub's web UI documents: %v", err)
+	}
+	byName := map[string]contract.UIOperation{}
+	for _, op := range ops {
+		byName[op.Name] = op
+	}
+	srv := startServer(t)
+	replay := replaySamples(t, srv)
+	srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+		pageSeeds[5], // the data product
+		seed("urn:li:dataHubRole:Reader", "dataHubRole", "dataHubRoleInfo", map[string]any{"name": "Reader", "description": "reads", "editable": false}),
+		seed("urn:li:dataHubRole:Admin", "dataHubRole", "dataHubRoleInfo", map[string]any{"name": "Admin", "description": "administers", "editable": false}),
+	}, "async": "false"})
+	run := func(name string, vars map[string]any) map[string]any {
+		t.Helper()
+		r := srv.gql(t, byName[name].Text(), vars)
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s: %v", name, r.Errors)
+		}
+		return r.Data
+	}
+	if got := asJSON(run("isAnalyticsEnabled", nil)); got != `{"isAnalyticsEnabled":false}` {
+		t.Errorf("isAnalyticsEnabled = %s", got)
+	}
+	types, _ := pick(run("listOwnershipTypes", map[string]any{"input": map[string]any{"start": 0, "count": 20}}), []string{"listOwnershipTypes", "ownershipTypes", "*", "info", "name"})
+	if got := asJSON(types); got != `["Business Owner","Data Steward","None","Technical Owner"]` {
+		t.Errorf("ownership types = %s, want the bootstrap's four by name", got)
+	}
+	roles, _ := pick(run("listRoles", map[string]any{"input": map[string]any{"start": 0, "count": 10, "query": "rea"}}), []string{"listRoles", "roles", "*", "urn"})
+	if got := asJSON(roles); got != `["urn:li:dataHubRole:Reader"]` {
+		t.Errorf("roles matching rea = %s", got)
+	}
+	src := srv.gqlData(t, `mutation { createIngestionSource(input: {name: "nightly", type: "mysql", config: {recipe: "{}", executorId: "default"}}) }`, nil)
+	if got, _ := pick(run("getIngestionSource", map[string]any{"urn": src["createIngestionSource"]}), []string{"ingestionSource", "name"}); got != "nightly" {
+		t.Errorf("ingestion source name = %v", got)
+	}
+	// Scrolling through the datasets finds each once.
+	datasets := map[string]bool{}
+	for urn, typ := range replay.entity {
+		if typ == "dataset" {
+			datasets[urn] = true
+		}
+	}
+	seen := map[string]bool{}
+	var scrollID any
+	for pages := 0; ; pages++ {
+		d := run("scrollAcrossEntities", map[string]any{"input": map[string]any{"types": []string{"DATASET"}, "query": "*", "count": 20, "scrollId": scrollID}})
+		urns, _ := pick(d, []string{"scrollAcrossEntities", "searchResults", "*", "entity", "urn"})
+		for _, u := range urns.([]any) {
+			if seen[u.(string)] {
+				t.Errorf("scroll page %d repeats %s", pages, u)
+			}
+			seen[u.(string)] = true
+		}
+		if scrollID, _ = pick(d, []string{"scrollAcrossEntities", "nextScrollId"}); scrollID == nil || pages > 100 {
+			break
+		}
+	}
+	if len(seen) != len(datasets) {
+		t.Errorf("scrolling found %d datasets, %d are stored", len(seen), len(datasets))
+	}
+	assets, _ := pick(run("listDataProductAssets", map[string]any{"urn": "urn:li:dataProduct:payments", "input": map[string]any{"query": "*", "start": 0, "count": 10}}),
+		[]string{"listDataProductAssets", "searchResults", "*", "entity", "urn"})
+	if got := asJSON(assets); got != `["urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)"]` {
+		t.Errorf("data product assets = %s", got)
+	}
+}

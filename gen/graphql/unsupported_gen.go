@@ -777,12 +777,6 @@ func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versio
 	return zero, model.Unsupported("Query.versionedDataset")
 }
 
-// ListRoles is not served by catalogd.
-func (QueryUnsupported) ListRoles(ctx context.Context, input model.ListRolesInput) (*model.ListRolesResult, error) {
-	var zero *model.ListRolesResult
-	return zero, model.Unsupported("Query.listRoles")
-}
-
 // GetInviteToken is not served by catalogd.
 func (QueryUnsupported) GetInviteToken(ctx context.Context, input model.GetInviteTokenInput) (*model.InviteToken, error) {
 	var zero *model.InviteToken
@@ -795,22 +789,10 @@ func (QueryUnsupported) ListQueries(ctx context.Context, input model.ListQueries
 	return zero, model.Unsupported("Query.listQueries")
 }
 
-// ListOwnershipTypes is not served by catalogd.
-func (QueryUnsupported) ListOwnershipTypes(ctx context.Context, input model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
-	var zero *model.ListOwnershipTypesResult
-	return zero, model.Unsupported("Query.listOwnershipTypes")
-}
-
 // ListBusinessAttributes is not served by catalogd.
 func (QueryUnsupported) ListBusinessAttributes(ctx context.Context, input model.ListBusinessAttributesInput) (*model.ListBusinessAttributesResult, error) {
 	var zero *model.ListBusinessAttributesResult
 	return zero, model.Unsupported("Query.listBusinessAttributes")
-}
-
-// IsAnalyticsEnabled is not served by catalogd.
-func (QueryUnsupported) IsAnalyticsEnabled(ctx context.Context) (bool, error) {
-	var zero bool
-	return zero, model.Unsupported("Query.isAnalyticsEnabled")
 }
 
 // GetAnalyticsCharts is not served by catalogd.
@@ -843,34 +825,16 @@ func (QueryUnsupported) ListSecrets(ctx context.Context, input model.ListSecrets
 	return zero, model.Unsupported("Query.listSecrets")
 }
 
-// IngestionSource is not served by catalogd.
-func (QueryUnsupported) IngestionSource(ctx context.Context, urn string) (*model.IngestionSource, error) {
-	var zero *model.IngestionSource
-	return zero, model.Unsupported("Query.ingestionSource")
-}
-
 // ListExecutionRequests is not served by catalogd.
 func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.ListExecutionRequestsInput) (*model.IngestionSourceExecutionRequests, error) {
 	var zero *model.IngestionSourceExecutionRequests
 	return zero, model.Unsupported("Query.listExecutionRequests")
 }
 
-// ScrollAcrossEntities is not served by catalogd.
-func (QueryUnsupported) ScrollAcrossEntities(ctx context.Context, input model.ScrollAcrossEntitiesInput) (*model.ScrollResults, error) {
-	var zero *model.ScrollResults
-	return zero, model.Unsupported("Query.scrollAcrossEntities")
-}
-
 // ScrollAcrossLineage is not served by catalogd.
 func (QueryUnsupported) ScrollAcrossLineage(ctx context.Context, input model.ScrollAcrossLineageInput) (*model.ScrollAcrossLineageResults, error) {
 	var zero *model.ScrollAcrossLineageResults
 	return zero, model.Unsupported("Query.scrollAcrossLineage")
-}
-
-// ListDataProductAssets is not served by catalogd.
-func (QueryUnsupported) ListDataProductAssets(ctx context.Context, urn string, input model.SearchAcrossEntitiesInput) (*model.SearchResults, error) {
-	var zero *model.SearchResults
-	return zero, model.Unsupported("Query.listDataProductAssets")
 }
 
 // BrowseV2 is not served by catalogd.

@@ -3,6 +3,7 @@ package graphql
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/auth"
@@ -229,35 +230,49 @@ func (r *queryResolver) ListRecommendations(ctx context.Context, in model.ListRe
 	return out, nil
 }
 
-// views lists the stored views the filter keeps, by name.
-func (r *Resolver) views(ctx context.Context, start, count *int, query *string, keep func(info map[string]any) bool) (*model.ListViewsResult, error) {
-	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:dataHubView:%", Aspect: "dataHubViewInfo", Limit: maxRelated})
+// storedList lists the entities whose URNs start with prefix and have
+// aspect stored, kept by keep, by the aspect's name member, matching query
+// (a case-insensitive substring of the name; * or empty for all), paged.
+func (r *Resolver) storedList(ctx context.Context, prefix, aspect string, query *string, start, count *int, keep func(info map[string]any) bool) ([]string, int, int, error) {
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: prefix + "%", Aspect: aspect, Limit: maxRelated})
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	q := strings.ToLower(strings.TrimSpace(deref(query)))
-	type view struct{ urn, name string }
-	var kept []view
+	type item struct{ urn, name string }
+	var kept []item
 	for _, a := range rows {
 		v, err := decodeJSON(a.Value)
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
 		m, _ := v.(map[string]any)
 		name := jsonString(m, "name")
-		if !keep(m) || (q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q)) {
+		if (keep != nil && !keep(m)) || (q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q)) {
 			continue
 		}
-		kept = append(kept, view{a.URN, name})
+		kept = append(kept, item{a.URN, name})
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].name < kept[j].name })
 	s, c := page(start, count, 20)
-	out := &model.ListViewsResult{Start: s, Total: len(kept), Views: []*model.DataHubView{}}
-	for _, v := range window(kept, s, c) {
-		out.Views = append(out.Views, &model.DataHubView{Urn: v.urn})
-		r.loaderOf(ctx).Want(v.urn)
+	var urns []string
+	for _, it := range window(kept, s, c) {
+		urns = append(urns, it.urn)
 	}
-	out.Count = len(out.Views)
+	r.loaderOf(ctx).Want(urns...)
+	return urns, s, len(kept), nil
+}
+
+// views lists the stored views the filter keeps, by name.
+func (r *Resolver) views(ctx context.Context, start, count *int, query *string, keep func(info map[string]any) bool) (*model.ListViewsResult, error) {
+	urns, s, total, err := r.storedList(ctx, "urn:li:dataHubView:", "dataHubViewInfo", query, start, count, keep)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListViewsResult{Start: s, Count: len(urns), Total: total, Views: []*model.DataHubView{}}
+	for _, u := range urns {
+		out.Views = append(out.Views, &model.DataHubView{Urn: u})
+	}
 	return out, nil
 }
 
@@ -466,4 +481,71 @@ func (r *queryResolver) GetRootGlossaryTerms(ctx context.Context, in model.GetRo
 	}
 	out.Count = len(out.Terms)
 	return out, nil
+}
+
+// IsAnalyticsEnabled is false: catalogd has no analytics dashboards.
+func (r *queryResolver) IsAnalyticsEnabled(context.Context) (bool, error) { return false, nil }
+
+// ListOwnershipTypes lists the ownership types, by name.
+func (r *queryResolver) ListOwnershipTypes(ctx context.Context, in model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
+	if len(in.Filters) > 0 {
+		return nil, invalidf("ownership types cannot be filtered")
+	}
+	urns, s, total, err := r.storedList(ctx, "urn:li:ownershipType:", "ownershipTypeInfo", in.Query, in.Start, in.Count, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListOwnershipTypesResult{Start: s, Count: len(urns), Total: total, OwnershipTypes: []*model.OwnershipTypeEntity{}}
+	for _, u := range urns {
+		out.OwnershipTypes = append(out.OwnershipTypes, &model.OwnershipTypeEntity{Urn: u})
+	}
+	return out, nil
+}
+
+// ListRoles lists DataHub's roles, by name.
+func (r *queryResolver) ListRoles(ctx context.Context, in model.ListRolesInput) (*model.ListRolesResult, error) {
+	urns, s, total, err := r.storedList(ctx, "urn:li:dataHubRole:", "dataHubRoleInfo", in.Query, in.Start, in.Count, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListRolesResult{Start: s, Count: len(urns), Total: total, Roles: []*model.DataHubRole{}}
+	for _, u := range urns {
+		out.Roles = append(out.Roles, &model.DataHubRole{Urn: u})
+	}
+	return out, nil
+}
+
+// IngestionSource returns an ingestion source by URN, null when none is
+// stored.
+func (r *queryResolver) IngestionSource(ctx context.Context, urn string) (*model.IngestionSource, error) {
+	return r.ingestionSource(ctx, urn)
+}
+
+// ScrollAcrossEntities pages a search by scroll ids (the offset of the next
+// page).
+func (r *queryResolver) ScrollAcrossEntities(ctx context.Context, in model.ScrollAcrossEntitiesInput) (*model.ScrollResults, error) {
+	ents, err := entityNamesOf(in.Types)
+	if err != nil {
+		return nil, err
+	}
+	start := 0
+	if in.ScrollID != nil {
+		if start, err = strconv.Atoi(*in.ScrollID); err != nil || start < 0 {
+			return nil, invalidf("scrollId %q is not one this server gave", *in.ScrollID)
+		}
+	}
+	res, err := r.runSearch(ctx, ents, in.Query, filterOf(nil, in.OrFilters), &start, in.Count)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ScrollResults{Count: res.Count, Total: res.Total, SearchResults: res.SearchResults, Facets: res.Facets}
+	if next := start + res.Count; res.Count > 0 && next < res.Total {
+		out.NextScrollID = ptr(strconv.Itoa(next))
+	}
+	return out, nil
+}
+
+// ListDataProductAssets searches the assets of a data product.
+func (r *queryResolver) ListDataProductAssets(ctx context.Context, urn string, in model.SearchAcrossEntitiesInput) (*model.SearchResults, error) {
+	return (&computed{r.Resolver}).DataProductEntities(ctx, &model.DataProduct{Urn: urn}, &in)
 }
