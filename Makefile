@@ -9,7 +9,7 @@ NPM      ?= npm
 # $(WEBUI)/package-lock.json into $(WEBUI)/dist, which is committed so that
 # `go build` and `make run` need no Node.
 WEBUI    := internal/webui/graphiql
-GENERATED := gen/ openapi/entities.gen.json internal/graphql/model/models_gen.go $(WEBUI)/dist/
+GENERATED := gen/ openapi/entities.gen.json internal/graphql/model/models_gen.go internal/graphql/model/fields_gen.go $(WEBUI)/dist/
 # sqlite_fts5 links SQLite's C library through cgo (github.com/mattn/go-sqlite3,
 # with FTS5), about 1.8 times faster than the pure-Go driver a plain `go build`
 # uses; where cgo is off (no C compiler) the tag changes nothing. The first

@@ -1,6 +1,8 @@
-// Package graphql holds catalogd's GraphQL schema (*.graphqls), a
-// DataHub-compatible subset, and the directive that generates the executor in
-// gen/graphql from it. The resolvers live in internal/graphql.
+// Package graphql holds catalogd's GraphQL schema (*.graphqls), with
+// DataHub's type and field names, and the directive that generates the
+// executor in gen/graphql and the generated fields of
+// internal/graphql/model from it (see internal/graphqlgen). The hand-written
+// resolvers live in internal/graphql.
 package graphql
 
-//go:generate go run github.com/99designs/gqlgen generate --config gqlgen.yml
+//go:generate go run ../cmd/graphqlgen --config gqlgen.yml

@@ -573,7 +573,7 @@ func testAuthTokensEndWithUser(t *testing.T, storeArgs []string) {
 	s := startAuthServer(t, storeArgs...)
 	tokensOf := func(name string) map[string]string {
 		personal, _ := s.cliToken(t, name)
-		return map[string]string{"personal": personal, "stateless": s.statelessToken(t, "urn:li:corpuser:"+name), "session": sessionToken(t, name)}
+		return map[string]string{"personal": personal, "stateless": s.statelessToken(t, name), "session": sessionToken(t, name)}
 	}
 	const user = "urn:li:corpuser:suspendable"
 	tokens := tokensOf("suspendable")

@@ -72,7 +72,7 @@ func TestGraphQLQueryBounds(t *testing.T) {
 		{name: "many fields", query: "{" + strings.Repeat(" __typename", size/11) + "}",
 			message: "exceeded token limit of 15000", classification: "InvalidSyntax"},
 		{name: "exponential fragments", query: fragments.String(),
-			message: "operation has complexity 2147483647, which exceeds the limit of 2000"},
+			message: "operation selects 2147483647 fields with its fragments expanded, more than the limit of 250000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

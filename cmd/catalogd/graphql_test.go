@@ -428,8 +428,10 @@ func TestGraphQLMutations(t *testing.T) {
 	must(`mutation { setTagColor(urn: "urn:li:tag:pii", colorHex: "#FF0000") }`)
 	must(`mutation { addTags(input: {tagUrns: ["urn:li:tag:pii", "urn:li:tag:Legacy"], resourceUrn: "` + smokeDataset + `"}) }`)
 	must(`mutation { batchAddTags(input: {tagUrns: ["urn:li:tag:pii"], resources: [{resourceUrn: "` + smokeChart + `"}]}) }`)
+	// Tag.name is the tag's id, as in DataHub (its display name is
+	// properties.name).
 	d := must(`{ tag(urn: "urn:li:tag:pii") { name description properties { name colorHex } } dataset(urn: "` + smokeDataset + `") { tags { tags { tag { urn } } } } }`)
-	if got, want := asJSON(d), `{"dataset":{"tags":{"tags":[{"tag":{"urn":"urn:li:tag:pii"}},{"tag":{"urn":"urn:li:tag:Legacy"}}]}},"tag":{"description":"personal data","name":"PII","properties":{"colorHex":"#FF0000","name":"PII"}}}`; got != want {
+	if got, want := asJSON(d), `{"dataset":{"tags":{"tags":[{"tag":{"urn":"urn:li:tag:pii"}},{"tag":{"urn":"urn:li:tag:Legacy"}}]}},"tag":{"description":"personal data","name":"pii","properties":{"colorHex":"#FF0000","name":"PII"}}}`; got != want {
 		t.Errorf("tag = %s\nwant %s", got, want)
 	}
 	must(`mutation { batchRemoveTags(input: {tagUrns: ["urn:li:tag:pii"], resources: [{resourceUrn: "` + smokeChart + `"}, {resourceUrn: "` + smokeDataset + `"}]}) }`)

@@ -20,7 +20,8 @@ import (
 // TestEveryAspectRoundTrip writes an example value of every aspect of every
 // entity type of the registry, built from the aspect's schema alone, through
 // ingestProposalBatch, and reads each one back unchanged: versioned aspects
-// through entitiesV2, timeseries aspects through getTimeseriesAspectValues.
+// through entitiesV2 and GraphQL (every field showing them, or the entity's
+// aspects field), timeseries aspects through getTimeseriesAspectValues.
 // It then finds every entity through search by its type, and again after the
 // search index was emptied and rebuilt by restoreIndices.
 func TestEveryAspectRoundTrip(t *testing.T) {
@@ -43,15 +44,18 @@ func TestEveryAspectRoundTrip(t *testing.T) {
 		t.Run(db.name, func(t *testing.T) {
 			dataDir := t.TempDir()
 			srv := startServer(t, append([]string{"--data-dir", dataDir}, db.args...)...)
-			checked, total := 0, 0
+			checked, total, shown := 0, 0, 0
+			shows := newGraphqlShows()
 			for _, ex := range sets {
-				checked += roundTrip(t, srv, reg, ex)
+				c, s := roundTrip(t, srv, reg, ex, shows)
+				checked += c
+				shown += s
 				total += ex.count()
 			}
 			if checked != total {
 				t.Errorf("%d of %d aspects read back", checked, total)
 			}
-			t.Logf("%d entity types, %d aspects in %d variants written and read back; %d text searches", len(reg.Entities()), checked, len(sets), len(sets[0].textQueries()))
+			t.Logf("%d entity types, %d aspects in %d variants written and read back, %d stored values compared with GraphQL; %d text searches", len(reg.Entities()), checked, len(sets), shown, len(sets[0].textQueries()))
 
 			findAll := func(when string) {
 				t.Helper()
@@ -82,10 +86,10 @@ func TestEveryAspectRoundTrip(t *testing.T) {
 }
 
 // roundTrip writes the examples of every entity type, one batch per entity,
-// reads them back and returns how many came back unchanged.
-func roundTrip(t *testing.T, srv *testServer, reg *registry.Registry, ex *exampleSet) int {
+// reads them back through entitiesV2 and GraphQL, and returns how many
+// aspects came back unchanged and how many stored values GraphQL showed.
+func roundTrip(t *testing.T, srv *testServer, reg *registry.Registry, ex *exampleSet, shows *graphqlShows) (checked, shown int) {
 	t.Helper()
-	checked := 0
 	for _, e := range reg.Entities() {
 		urn := ex.urn(e.Name)
 		aspects := append([]string{e.KeyAspect}, e.Aspects...)
@@ -99,6 +103,7 @@ func roundTrip(t *testing.T, srv *testServer, reg *registry.Registry, ex *exampl
 		}
 		v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(urn), nil))
 		got, _ := v2["aspects"].(map[string]any)
+		shown += shows.check(t, srv, e.Name, urn, got)
 		for _, a := range aspects {
 			want := canonical(t, ex.value(e.Name, a))
 			var have any
@@ -118,7 +123,7 @@ func roundTrip(t *testing.T, srv *testServer, reg *registry.Registry, ex *exampl
 			checked++
 		}
 	}
-	return checked
+	return checked, shown
 }
 
 // latestTimeseries returns the newest value of a timeseries aspect, decoded.

@@ -56,15 +56,10 @@ func (r *Resolver) platformPrivileges(ctx context.Context, actor string) (*model
 	}, nil
 }
 
+// tokenMetadata is the stored token entity of m, whose fields are read from
+// its aspects.
 func tokenMetadata(m auth.TokenMeta) *model.AccessTokenMetadata {
-	out := &model.AccessTokenMetadata{Urn: m.URN, ID: m.ID, Name: m.Name, ActorUrn: m.ActorURN, OwnerUrn: m.OwnerURN, CreatedAt: m.CreatedAt}
-	if m.Description != "" {
-		out.Description = &m.Description
-	}
-	if m.ExpiresAt > 0 {
-		out.ExpiresAt = &m.ExpiresAt
-	}
-	return out
+	return &model.AccessTokenMetadata{Urn: m.URN}
 }
 
 func (r *mutationResolver) CreateAccessToken(ctx context.Context, in model.CreateAccessTokenInput) (*model.AccessToken, error) {
@@ -167,13 +162,6 @@ func filterValue(f *model.FacetFilterInput) string {
 	return ""
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // policyInfo builds a dataHubPolicyInfo value from the GraphQL input.
 func policyInfo(in model.PolicyUpdateInput) map[string]any {
 	desc := ""
@@ -182,7 +170,7 @@ func policyInfo(in model.PolicyUpdateInput) map[string]any {
 	}
 	actors := map[string]any{}
 	if a := in.Actors; a != nil {
-		actors = map[string]any{"users": nonNil(a.Users), "groups": nonNil(a.Groups), "roles": nonNil(a.Roles),
+		actors = map[string]any{"users": nonNil(a.Users), "groups": nonNil(a.Groups),
 			"resourceOwners": a.ResourceOwners, "allUsers": a.AllUsers, "allGroups": a.AllGroups}
 		if len(a.ResourceOwnersTypes) > 0 {
 			actors["resourceOwnersTypes"] = a.ResourceOwnersTypes
@@ -454,30 +442,12 @@ func (r *queryResolver) ListIngestionSources(ctx context.Context, in model.ListI
 	}
 	var kept []*model.IngestionSource
 	for _, s := range stored {
-		var v struct {
-			Name     string `json:"name"`
-			Type     string `json:"type"`
-			Schedule *struct {
-				Interval string  `json:"interval"`
-				Timezone *string `json:"timezone"`
-			} `json:"schedule"`
-			Config struct {
-				Recipe     string  `json:"recipe"`
-				Version    *string `json:"version"`
-				ExecutorID string  `json:"executorId"`
-				DebugMode  *bool   `json:"debugMode"`
-			} `json:"config"`
+		src, name, err := ingestionSourceOf(s.URN, s.Value)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(s.Value, &v); err != nil {
-			return nil, fmt.Errorf("decode ingestion source %s: %w", s.URN, err)
-		}
-		if q != "" && q != "*" && !strings.Contains(strings.ToLower(v.Name), q) {
+		if q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q) {
 			continue
-		}
-		src := &model.IngestionSource{Urn: s.URN, Type: v.Type, Name: v.Name,
-			Config: &model.IngestionConfig{Recipe: v.Config.Recipe, Version: v.Config.Version, ExecutorID: v.Config.ExecutorID, DebugMode: v.Config.DebugMode}}
-		if v.Schedule != nil {
-			src.Schedule = &model.IngestionSchedule{Interval: v.Schedule.Interval, Timezone: v.Schedule.Timezone}
 		}
 		kept = append(kept, src)
 	}
@@ -487,4 +457,42 @@ func (r *queryResolver) ListIngestionSources(ctx context.Context, in model.ListI
 	start, count := page(in.Start, in.Count, 20)
 	items := nonNil(window(kept, start, count))
 	return &model.ListIngestionSourcesResult{Start: start, Count: len(items), Total: len(kept), IngestionSources: items}, nil
+}
+
+// ingestionSourceOf converts a stored dataHubIngestionSourceInfo value of
+// urn, and returns the source's name.
+func ingestionSourceOf(urn string, value []byte) (*model.IngestionSource, string, error) {
+	var v struct {
+		Name     string `json:"name"`
+		Type     string `json:"type"`
+		Schedule *struct {
+			Interval string  `json:"interval"`
+			Timezone *string `json:"timezone"`
+		} `json:"schedule"`
+		Config struct {
+			Recipe     string  `json:"recipe"`
+			Version    *string `json:"version"`
+			ExecutorID string  `json:"executorId"`
+			DebugMode  *bool   `json:"debugMode"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(value, &v); err != nil {
+		return nil, "", fmt.Errorf("decode ingestion source %s: %w", urn, err)
+	}
+	src := &model.IngestionSource{Urn: urn, Type: v.Type, Name: v.Name,
+		Config: &model.IngestionConfig{Recipe: v.Config.Recipe, Version: v.Config.Version, ExecutorID: v.Config.ExecutorID, DebugMode: v.Config.DebugMode}}
+	if v.Schedule != nil {
+		src.Schedule = &model.IngestionSchedule{Interval: v.Schedule.Interval, Timezone: v.Schedule.Timezone}
+	}
+	return src, v.Name, nil
+}
+
+// ingestionSource reads the ingestion source urn, nil when none is stored.
+func (r *Resolver) ingestionSource(ctx context.Context, urn string) (*model.IngestionSource, error) {
+	a, err := r.loaderOf(ctx).stored(ctx, urn, "dataHubIngestionSourceInfo")
+	if err != nil || a == nil {
+		return nil, err
+	}
+	src, _, err := ingestionSourceOf(urn, a.Value)
+	return src, err
 }

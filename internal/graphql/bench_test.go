@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/contract"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql"
 	"github.com/catalogd/catalogd/internal/ingest"
@@ -95,6 +96,82 @@ const benchDataset = "urn:li:dataset:(urn:li:dataPlatform:hive,bench.orders,PROD
 // a 50-field schema (5 fields tagged), every related entity resolved.
 func BenchmarkDatasetQuery(b *testing.B) {
 	s := newStack(b)
+	s.ingest(b, benchDatasetProposals())
+	body, _ := json.Marshal(map[string]any{"query": `query($urn: String!) { dataset(urn: $urn) { urn name platform { urn name }
+		properties { name description customProperties { key value } }
+		ownership { owners { owner { ... on CorpUser { urn username info { displayName email } } } type } }
+		globalTags { tags { tag { urn name description } } }
+		glossaryTerms { terms { term { urn name glossaryTermInfo { name description } } } }
+		schemaMetadata { name fields { fieldPath type nativeDataType nullable description globalTags { tags { tag { urn name } } } } } } }`,
+		"variables": map[string]any{"urn": benchDataset}})
+	out := s.post(b, body)
+	if !bytes.Contains(out, []byte(`"col_49"`)) || !bytes.Contains(out, []byte(`"User 2"`)) || !bytes.Contains(out, []byte(`"term1"`)) {
+		b.Fatalf("unexpected answer: %s", out)
+	}
+	latencies(b, func() { s.post(b, body) })
+}
+
+// BenchmarkUIGetDataset runs getDataset exactly as DataHub's web UI sends it
+// (the operation and its 60-odd fragments) for the dataset of
+// BenchmarkDatasetQuery, among n generated datasets (10,000 by default;
+// CATALOGD_BENCH_ENTITIES=100000 for the 100k figure).
+func BenchmarkUIGetDataset(b *testing.B) {
+	dir := filepath.Join("..", "..", "..", "shared", "datahub-ui")
+	ops, err := contract.UIOperations(dir)
+	if err != nil {
+		b.Skipf("DataHub's web UI documents: %v", err)
+	}
+	var query string
+	for _, op := range ops {
+		if op.Name == "getDataset" {
+			query = op.Text()
+		}
+	}
+	s := newStack(b)
+	loadDatasets(b, s, benchEntities(b))
+	s.ingest(b, benchDatasetProposals())
+	body, _ := json.Marshal(map[string]any{"query": query, "operationName": "getDataset", "variables": map[string]any{"urn": benchDataset}})
+	out := s.post(b, body)
+	if !bytes.Contains(out, []byte(`"urn:li:corpuser:user2"`)) || !bytes.Contains(out, []byte(`"urn:li:glossaryTerm:term1"`)) || !bytes.Contains(out, []byte(`"urn:li:tag:tag2"`)) {
+		b.Fatalf("unexpected answer: %.2000s", out)
+	}
+	latencies(b, func() { s.post(b, body) })
+}
+
+// benchEntities is how many datasets a benchmark loads: 10,000, or
+// CATALOGD_BENCH_ENTITIES.
+func benchEntities(b *testing.B) int {
+	n := 10000
+	if v := os.Getenv("CATALOGD_BENCH_ENTITIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return n
+}
+
+// loadDatasets ingests n generated datasets, each with properties and a tag.
+func loadDatasets(b *testing.B, s *stack, n int) {
+	start := time.Now()
+	for i := 0; i < n; i += 200 {
+		var props []catalog.Proposal
+		for j := i; j < min(n, i+200); j++ {
+			urn := fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,db%d.%s_%s_%d,PROD)", j%50, word(j), word(j/7), j)
+			props = append(props,
+				prop(urn, "dataset", "datasetProperties", map[string]any{"name": word(j) + "_" + word(j/7), "description": "table of " + word(j/3) + " " + word(j/11)}),
+				prop(urn, "dataset", "globalTags", map[string]any{"tags": []map[string]any{{"tag": fmt.Sprintf("urn:li:tag:tag%d", j%20)}}}),
+			)
+		}
+		s.ingest(b, props)
+	}
+	b.Logf("loaded %d datasets in %s", n, time.Since(start).Round(time.Second))
+}
+
+// benchDatasetProposals are the proposals of benchDataset: 3 owners, 3
+// tags, 2 terms, a 50-field schema (5 fields tagged) and the users, tags and
+// terms themselves.
+func benchDatasetProposals() []catalog.Proposal {
 	var props []catalog.Proposal
 	var owners, tags, terms []map[string]any
 	for i := range 3 {
@@ -127,46 +204,16 @@ func BenchmarkDatasetQuery(b *testing.B) {
 		prop(benchDataset, "dataset", "schemaMetadata", map[string]any{"schemaName": "orders", "platform": "urn:li:dataPlatform:hive", "version": 0, "hash": "",
 			"platformSchema": map[string]any{"com.linkedin.schema.OtherSchema": map[string]any{"rawSchema": ""}}, "fields": fields}),
 	)
-	s.ingest(b, props)
-	body, _ := json.Marshal(map[string]any{"query": `query($urn: String!) { dataset(urn: $urn) { urn name platform { urn name }
-		properties { name description customProperties { key value } }
-		ownership { owners { owner { ... on CorpUser { urn username info { displayName email } } } type } }
-		globalTags { tags { tag { urn name description } } }
-		glossaryTerms { terms { term { urn name glossaryTermInfo { name description } } } }
-		schemaMetadata { name fields { fieldPath type nativeDataType nullable description globalTags { tags { tag { urn name } } } } } } }`,
-		"variables": map[string]any{"urn": benchDataset}})
-	out := s.post(b, body)
-	if !bytes.Contains(out, []byte(`"col_49"`)) || !bytes.Contains(out, []byte(`"User 2"`)) || !bytes.Contains(out, []byte(`"term1"`)) {
-		b.Fatalf("unexpected answer: %s", out)
-	}
-	latencies(b, func() { s.post(b, body) })
+	return props
 }
 
 // BenchmarkSearchAcrossEntities searches n generated datasets (10,000 by
 // default; CATALOGD_BENCH_ENTITIES=100000 for the 100k figure) for two words
 // of a dataset's name, 10 results with names and platforms.
 func BenchmarkSearchAcrossEntities(b *testing.B) {
-	n := 10000
-	if v := os.Getenv("CATALOGD_BENCH_ENTITIES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchEntities(b)
 	s := newStack(b)
-	start := time.Now()
-	for i := 0; i < n; i += 200 {
-		var props []catalog.Proposal
-		for j := i; j < min(n, i+200); j++ {
-			urn := fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,db%d.%s_%s_%d,PROD)", j%50, word(j), word(j/7), j)
-			props = append(props,
-				prop(urn, "dataset", "datasetProperties", map[string]any{"name": word(j) + "_" + word(j/7), "description": "table of " + word(j/3) + " " + word(j/11)}),
-				prop(urn, "dataset", "globalTags", map[string]any{"tags": []map[string]any{{"tag": fmt.Sprintf("urn:li:tag:tag%d", j%20)}}}),
-			)
-		}
-		s.ingest(b, props)
-	}
-	b.Logf("loaded %d datasets in %s", n, time.Since(start).Round(time.Second))
+	loadDatasets(b, s, n)
 	q := `query($q: String!) { searchAcrossEntities(input: {query: $q, start: 0, count: 10}) { total searchResults { entity { urn ... on Dataset { name platform { urn } properties { name } } } } } }`
 	bodies := make([][]byte, 64)
 	for i := range bodies {

@@ -2,8 +2,10 @@ package graphql
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -14,12 +16,21 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 )
 
-// Limits of an operation, checked before it is validated. DataHub's defaults
-// are a depth of 50 and a complexity of 2000, complexity counting every field
-// of the operation once (fragments expanded).
+// Limits of an operation, checked before it is validated: DataHub's depth of
+// 50 and complexity of 2000, complexity counted as graphql-java counts it for
+// DataHub: every field of the operation and of each fragment it reaches once,
+// however often the fragment is spread (graphql-java's traversal enters each
+// node of the document once), plus DataHub's own 2 per result for a search
+// (input.count above 1) whose results spread searchResultFields. The work an
+// operation may cause is bounded by its depth and by MaxSelections.
 const (
 	MaxDepth      = 50
 	MaxComplexity = 2000
+	// MaxSelections bounds the fields of an operation with its fragments
+	// expanded, which bounds the executor's work per result object (a
+	// fragment spreading the next one twice doubles it at each step).
+	// DataHub's largest web UI operation, getEntityLineage, has 141,041.
+	MaxSelections = 250000
 )
 
 // Bounds on a query document, checked before it is parsed or validated:
@@ -68,19 +79,22 @@ func (bounds) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationParameters implements graphql.OperationParameterMutator.
 func (b bounds) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
-	if _, ok := b.cache.Get(ctx, p.Query); ok {
-		return nil
+	doc, ok := b.cache.Get(ctx, p.Query)
+	if !ok {
+		if err := scanNesting(p.Query); err != nil {
+			return err
+		}
+		var err error
+		doc, err = parser.ParseQueryWithTokenLimit(&ast.Source{Input: p.Query}, MaxTokens)
+		if err != nil {
+			e := gqlerror.WrapIfUnwrapped(err)
+			errcode.Set(e, errcode.ParseFailed)
+			return e
+		}
+		return checkDocument(doc, p.Variables)
 	}
-	if err := scanNesting(p.Query); err != nil {
-		return err
-	}
-	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: p.Query}, MaxTokens)
-	if err != nil {
-		e := gqlerror.WrapIfUnwrapped(err)
-		errcode.Set(e, errcode.ParseFailed)
-		return e
-	}
-	return checkDocument(doc)
+	// Complexity depends on the variables (a search's count).
+	return checkComplexity(doc, p.Variables)
 }
 
 // scanNesting checks, in one pass over the text of a query, that selection
@@ -190,12 +204,13 @@ func position(q string, i int) (line, col int) {
 }
 
 // checkDocument checks a parsed, not yet validated document: its number of
-// fragments, that no fragment spreads itself, the depth and complexity of
-// each of its operations, and the work of validating it. The validator walks
+// fragments, that no fragment spreads itself, the depth, expanded size and
+// complexity (with the request's variables) of each of its operations, and
+// the work of validating it. The validator walks
 // every operation and every fragment, entering each fragment they reach once
 // per walk, and compares the fields it meets pairwise, so the sum of those
 // walks is what bounds its time.
-func checkDocument(doc *ast.QueryDocument) *gqlerror.Error {
+func checkDocument(doc *ast.QueryDocument, vars map[string]any) *gqlerror.Error {
 	if len(doc.Fragments) > MaxFragments {
 		return withCode(gqlerror.Errorf("the query defines %d fragments, more than the limit of %d", len(doc.Fragments), MaxFragments), codeBadRequest)
 	}
@@ -209,19 +224,140 @@ func checkDocument(doc *ast.QueryDocument) *gqlerror.Error {
 	}
 	for _, op := range doc.Operations {
 		s := m.set(op.SelectionSet)
-		name := "operation"
-		if op.Name != "" {
-			name = fmt.Sprintf("operation %q", op.Name)
-		}
+		name := operationName(op)
 		if s.depth > MaxDepth {
 			return withCode(gqlerror.Errorf("%s has depth %d, which exceeds the limit of %d", name, s.depth, MaxDepth), codeBadRequest)
 		}
-		if s.fields > MaxComplexity {
-			return withCode(gqlerror.Errorf("%s has complexity %d, which exceeds the limit of %d", name, s.fields, MaxComplexity), codeBadRequest)
+		if s.fields > MaxSelections {
+			return withCode(gqlerror.Errorf("%s selects %d fields with its fragments expanded, more than the limit of %d", name, s.fields, MaxSelections), codeBadRequest)
 		}
+	}
+	if err := checkComplexity(doc, vars); err != nil {
+		return err
 	}
 	if _, ok := validationWork(doc, m.fragments, MaxValidationWork); !ok {
 		return withCode(gqlerror.Errorf("the query is too large to validate: its fields, counted once per operation or fragment that reaches them and once per field of the same name beside them, exceed %d", MaxValidationWork), codeBadRequest)
+	}
+	return nil
+}
+
+// operationName names op in error messages.
+func operationName(op *ast.OperationDefinition) string {
+	if op.Name != "" {
+		return fmt.Sprintf("operation %q", op.Name)
+	}
+	return "operation"
+}
+
+// checkComplexity checks the complexity of each operation of doc, as
+// DataHub scores it (see MaxComplexity), with the request's variables.
+func checkComplexity(doc *ast.QueryDocument, vars map[string]any) *gqlerror.Error {
+	fragments := make(map[string]*ast.FragmentDefinition, len(doc.Fragments))
+	for _, f := range doc.Fragments {
+		fragments[f.Name] = f
+	}
+	for _, op := range doc.Operations {
+		if c := complexity(op, fragments, vars); c > MaxComplexity {
+			return withCode(gqlerror.Errorf("%s has complexity %d, which exceeds the limit of %d", operationName(op), c, MaxComplexity), codeBadRequest)
+		}
+	}
+	return nil
+}
+
+// complexity scores op as DataHub does: each field node of the operation
+// and of every fragment it reaches counts 1 (__typename 0), a fragment
+// counting once however often it is spread, and a field whose input.count
+// exceeds 1 and whose searchResults' entity spreads searchResultFields adds
+// twice that count.
+func complexity(op *ast.OperationDefinition, fragments map[string]*ast.FragmentDefinition, vars map[string]any) int {
+	entered := map[string]bool{}
+	total := 0
+	var walk func(set ast.SelectionSet)
+	walk = func(set ast.SelectionSet) {
+		for _, s := range set {
+			switch s := s.(type) {
+			case *ast.Field:
+				if s.Name != "__typename" {
+					total++
+				}
+				total += searchResultsCost(s, vars)
+				walk(s.SelectionSet)
+			case *ast.InlineFragment:
+				walk(s.SelectionSet)
+			case *ast.FragmentSpread:
+				if f := fragments[s.Name]; f != nil && !entered[s.Name] {
+					entered[s.Name] = true
+					walk(f.SelectionSet)
+				}
+			}
+			if total > maxCount {
+				return
+			}
+		}
+	}
+	walk(op.SelectionSet)
+	return total
+}
+
+// searchResultsCost is DataHub's extra cost of a search that returns whole
+// search results: twice its count when the count exceeds 1 and its
+// searchResults' entity spreads searchResultFields (which holds two lineage
+// queries).
+func searchResultsCost(f *ast.Field, vars map[string]any) int {
+	count := 0
+	for _, a := range f.Arguments {
+		if a.Name != "input" || a.Value == nil {
+			continue
+		}
+		in := valueOf(a.Value, vars)
+		m, _ := in.(map[string]any)
+		switch c := m["count"].(type) {
+		case int64:
+			count = int(min(c, maxCount))
+		case float64:
+			count = int(min(c, maxCount))
+		case json.Number:
+			n, _ := c.Int64()
+			count = int(min(n, maxCount))
+		}
+	}
+	if count <= 1 {
+		return 0
+	}
+	for _, s := range f.SelectionSet {
+		r, ok := s.(*ast.Field)
+		if !ok || r.Name != "searchResults" {
+			continue
+		}
+		for _, s := range r.SelectionSet {
+			e, ok := s.(*ast.Field)
+			if !ok || e.Name != "entity" {
+				continue
+			}
+			for _, s := range e.SelectionSet {
+				if sp, ok := s.(*ast.FragmentSpread); ok && sp.Name == "searchResultFields" {
+					return 2 * count
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// valueOf returns the value of an argument literal, variables resolved.
+func valueOf(v *ast.Value, vars map[string]any) any {
+	switch v.Kind {
+	case ast.Variable:
+		return vars[v.Raw]
+	case ast.IntValue:
+		n, _ := strconv.ParseInt(v.Raw, 10, 64)
+		return n
+	case ast.ObjectValue:
+		m := make(map[string]any, len(v.Children))
+		for _, c := range v.Children {
+			m[c.Name] = valueOf(c.Value, vars)
+		}
+		return m
 	}
 	return nil
 }

@@ -2,9 +2,8 @@ package graphql
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,7 +90,9 @@ func TestCheckDocument(t *testing.T) {
 		{name: "the unused operation counts too", query: "query A { a } query B { " + strings.Repeat("a ", MaxComplexity+1) + "}", wantErr: `operation "B" has complexity`},
 		{name: "exponential fragments", query: "{ ...F0 } " + fragments(60, func(i int) string {
 			return fmt.Sprintf("...F%d ...F%d", i+1, i+1)
-		}) + "fragment F60 on Query { a }", wantErr: "has complexity 2147483647"},
+		}) + "fragment F60 on Query { a }", wantErr: "selects 2147483647 fields with its fragments expanded, more than the limit of 250000"},
+		{name: "a fragment counts once however often it is spread", query: "{ " + strings.Repeat("a { ...F } ", 40) + "} fragment F on Query { " + strings.Repeat("b ", 100) + "}"},
+		{name: "fragments add their fields", query: "{ b ...F0 ...F1 } " + fragments(2, func(int) string { return strings.Repeat("a ", 1000) }), wantErr: "has complexity 2001"},
 		{name: "fragment cycle", query: "{ ...F0 } " + fragments(100, func(i int) string {
 			return fmt.Sprintf("...F%d", (i+1)%100)
 		}), wantErr: "is spread within itself"},
@@ -110,7 +111,7 @@ func TestCheckDocument(t *testing.T) {
 			if perr != nil {
 				t.Fatalf("parse: %v", perr)
 			}
-			err := checkDocument(doc)
+			err := checkDocument(doc, nil)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("checkDocument = %v, want no error", err)
@@ -128,48 +129,8 @@ func TestCheckDocument(t *testing.T) {
 // sent with the fragments it uses as the UI sends it, is within the bounds
 // on documents (complexity aside, which is DataHub's own limit).
 func TestBoundsAdmitDataHubUI(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "datahub-ui", "*.graphql"))
-	if err != nil || len(files) == 0 {
-		t.Skip("DataHub's web UI queries not found in ../shared/datahub-ui")
-	}
-	var all ast.QueryDocument
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, perr := parser.ParseQuery(&ast.Source{Name: f, Input: string(b)})
-		if perr != nil {
-			t.Fatalf("%s: %v", f, perr)
-		}
-		all.Operations = append(all.Operations, d.Operations...)
-		all.Fragments = append(all.Fragments, d.Fragments...)
-	}
-	byName := map[string]*ast.FragmentDefinition{}
-	for _, f := range all.Fragments {
-		byName[f.Name] = f
-	}
-	for _, op := range all.Operations {
-		doc := &ast.QueryDocument{Operations: ast.OperationList{op}}
-		used := map[string]bool{}
-		var add func(set ast.SelectionSet)
-		add = func(set ast.SelectionSet) {
-			for _, s := range set {
-				switch s := s.(type) {
-				case *ast.Field:
-					add(s.SelectionSet)
-				case *ast.InlineFragment:
-					add(s.SelectionSet)
-				case *ast.FragmentSpread:
-					if f := byName[s.Name]; f != nil && !used[s.Name] {
-						used[s.Name] = true
-						doc.Fragments = append(doc.Fragments, f)
-						add(f.SelectionSet)
-					}
-				}
-			}
-		}
-		add(op.SelectionSet)
+	for _, o := range uiOperations(t) {
+		doc, op := o.Doc, o.Doc.Operations[0]
 		var text bytes.Buffer
 		formatter.NewFormatter(&text).FormatQueryDocument(doc)
 		if err := scanNesting(text.String()); err != nil {
@@ -188,5 +149,30 @@ func TestBoundsAdmitDataHubUI(t *testing.T) {
 		if w, ok := validationWork(doc, m.fragments, MaxValidationWork); !ok {
 			t.Errorf("%s: validation work %d", op.Name, w)
 		}
+		// The UI pages searches by up to 20 hits, which adds to the cost.
+		if err := checkDocument(doc, map[string]any{"input": map[string]any{"count": json.Number("20")}}); err != nil {
+			t.Errorf("%s: %v", op.Name, err)
+		}
+	}
+}
+
+// TestComplexityOfSearches checks DataHub's extra cost of searches returning
+// whole results: twice their count, from a literal or a variable.
+func TestComplexityOfSearches(t *testing.T) {
+	const q = `query($input: SearchInput!) { a: search(input: $input) { searchResults { entity { ...searchResultFields } } } ` +
+		`b: search(input: {count: 5}) { searchResults { entity { ...searchResultFields } } } ` +
+		`c: search(input: {count: 1000}) { searchResults { entity { urn } } } } fragment searchResultFields on Entity { urn }`
+	doc, perr := parser.ParseQuery(&ast.Source{Input: q})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	fragments := map[string]*ast.FragmentDefinition{"searchResultFields": doc.Fragments[0]}
+	// 3 searches, 3 searchResults, 3 entities, 2 urns (the fragment once):
+	// 11, plus 2 × 5 for b and 2 × 7 for a.
+	if got := complexity(doc.Operations[0], fragments, map[string]any{"input": map[string]any{"count": json.Number("7")}}); got != 11+10+14 {
+		t.Errorf("complexity = %d, want %d", got, 11+10+14)
+	}
+	if err := checkComplexity(doc, map[string]any{"input": map[string]any{"count": json.Number("1000")}}); err == nil || !strings.Contains(err.Message, "complexity 2021") {
+		t.Errorf("checkComplexity = %v, want complexity 2021 refused", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	generated "github.com/catalogd/catalogd/gen/graphql"
+	"github.com/catalogd/catalogd/internal/graphql/model"
 )
 
 // DefaultMaxBody bounds a GraphQL request body when Config.MaxBody is 0.
@@ -114,7 +115,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		actor = h.actor(r)
 	}
 	ctx = WithActor(ctx, actor)
-	ctx = withLoader(ctx, newLoader(h.resolver.store, h.resolver.nativeUsers()))
+	l := newLoader(h.resolver.store, h.resolver.reg, h.resolver.nativeUsers())
+	ctx = withLoader(ctx, l)
+	ctx = model.WithRuntime(ctx, model.Runtime{Source: l, Computed: &computed{h.resolver}})
 
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)

@@ -6,20 +6,29 @@ import (
 	"sync"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/fastjson"
+	"github.com/catalogd/catalogd/internal/registry"
 )
 
 // loader caches, for one request, the latest aspects of every URN the
-// request reads. prime fetches the aspects of many URNs with one store query;
-// get waits for a URN being fetched by another resolver instead of fetching
-// it again. It is safe for concurrent use by the resolvers of one request.
+// request reads, and is the request's model.Source. URNs an answer refers to
+// are recorded as wanted (Want, prime); the first read of any URN not yet
+// cached fetches it together with every wanted one, in one store query, so
+// that the owners of a dataset or the hits of a search cost one query, not
+// one each. A read waits for a URN being fetched by another resolver instead
+// of fetching it again. It is safe for concurrent use by the resolvers of
+// one request.
 type loader struct {
 	store catalog.Reader
+	reg   *registry.Registry
 	// natives reports which of some users are native (see
 	// auth.Service.NativeUsers); nil when the server has no auth service.
 	natives func(ctx context.Context, users []string) (map[string]bool, error)
 
 	mu      sync.Mutex
 	entries map[string]*entry
+	wanted  []string
+	keys    map[string]map[string]any
 	native  map[string]*nativeEntry
 }
 
@@ -34,15 +43,15 @@ type nativeEntry struct {
 // entry is the stored state of one URN: its latest aspects by name.
 type entry struct {
 	done    chan struct{}
-	aspects map[string]json.RawMessage
+	aspects map[string]catalog.Aspect
 	err     error
 
 	mu      sync.Mutex
-	decoded map[string]any // aspect name → decoded value, see aspectOf
+	decoded map[string]any // aspect name → decoded value, see aspect
 }
 
-func newLoader(store catalog.Reader, natives func(context.Context, []string) (map[string]bool, error)) *loader {
-	return &loader{store: store, natives: natives, entries: map[string]*entry{}, native: map[string]*nativeEntry{}}
+func newLoader(store catalog.Reader, reg *registry.Registry, natives func(context.Context, []string) (map[string]bool, error)) *loader {
+	return &loader{store: store, reg: reg, natives: natives, entries: map[string]*entry{}, keys: map[string]map[string]any{}, native: map[string]*nativeEntry{}}
 }
 
 type loaderKey struct{}
@@ -57,15 +66,30 @@ func (r *Resolver) loaderOf(ctx context.Context) *loader {
 	if l, ok := ctx.Value(loaderKey{}).(*loader); ok {
 		return l
 	}
-	return newLoader(r.store, r.nativeUsers())
+	return newLoader(r.store, r.reg, r.nativeUsers())
 }
 
-// prime fetches, in one store query, every URN of urns not yet cached.
+// Want implements model.Source: it records urns to fetch with the next
+// read of an uncached URN.
+func (l *loader) Want(urns ...string) {
+	l.mu.Lock()
+	for _, u := range urns {
+		if u != "" && l.entries[u] == nil {
+			l.wanted = append(l.wanted, u)
+		}
+	}
+	l.mu.Unlock()
+}
+
+// prime fetches, in one store query, every URN of urns not yet cached, with
+// every wanted one.
 func (l *loader) prime(ctx context.Context, urns []string) {
 	l.mu.Lock()
+	batch := append(l.wanted, urns...)
+	l.wanted = nil
 	var missing []string
 	var fresh []*entry
-	for _, u := range urns {
+	for _, u := range batch {
 		if u == "" || l.entries[u] != nil {
 			continue
 		}
@@ -84,16 +108,17 @@ func (l *loader) prime(ctx context.Context, urns []string) {
 		e.err = err
 		if err == nil {
 			as := rows[u]
-			e.aspects = make(map[string]json.RawMessage, len(as))
+			e.aspects = make(map[string]catalog.Aspect, len(as))
 			for _, a := range as {
-				e.aspects[a.Name] = a.Value
+				e.aspects[a.Name] = a
 			}
 		}
 		close(e.done)
 	}
 }
 
-// get returns the cached state of urn, fetching it when needed.
+// get returns the cached state of urn, fetching it (and every wanted URN)
+// when needed.
 func (l *loader) get(ctx context.Context, urn string) (*entry, error) {
 	l.mu.Lock()
 	e := l.entries[urn]
@@ -135,31 +160,96 @@ func (l *loader) exists(ctx context.Context, urn string) (bool, error) {
 	return len(e.aspects) > 0, nil
 }
 
-// aspectOf decodes the latest value of one aspect of urn into a T, nil when
-// the aspect is absent. The decoded value is cached for the request and
-// shared: callers must not modify it.
-func aspectOf[T any](ctx context.Context, l *loader, urn, name string) (*T, error) {
+// Key implements model.Source: the key aspect of urn, made from the URN.
+func (l *loader) Key(urn string) map[string]any {
+	l.mu.Lock()
+	k, ok := l.keys[urn]
+	l.mu.Unlock()
+	if ok {
+		return k
+	}
+	u, err := catalog.ParseURN(urn)
+	if err == nil {
+		k, err = registry.KeyFromURN(l.reg.Entity(u.EntityType()), u)
+	}
+	if err != nil {
+		k = nil
+	}
+	l.mu.Lock()
+	l.keys[urn] = k
+	l.mu.Unlock()
+	return k
+}
+
+// keyAspect returns the name of the key aspect of urn's entity type, "" when
+// the type is unknown.
+func (l *loader) keyAspect(urn string) string {
+	if spec := l.reg.Entity(urnType(urn)); spec != nil {
+		return spec.KeyAspect
+	}
+	return ""
+}
+
+// Aspect implements model.Source: the latest value of aspect name of urn,
+// decoded once per request, nil when none is stored. The key aspect is made
+// from the URN, stored or not, as DataHub makes it.
+func (l *loader) Aspect(ctx context.Context, urn, name string) (any, error) {
+	if name == l.keyAspect(urn) {
+		if k := l.Key(urn); k != nil {
+			return k, nil
+		}
+		return nil, nil
+	}
 	e, err := l.get(ctx, urn)
 	if err != nil {
 		return nil, err
 	}
-	raw, ok := e.aspects[name]
+	a, ok := e.aspects[name]
 	if !ok {
 		return nil, nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if v, ok := e.decoded[name].(*T); ok {
+	if v, ok := e.decoded[name]; ok {
 		return v, nil
 	}
-	v := new(T)
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, catalog.WithOp("decode aspect "+name+" of "+urn, err)
+	v, ok := fastjson.Decode(a.Value)
+	if !ok {
+		if err := jsonUnmarshalNumber(a.Value, &v); err != nil {
+			return nil, catalog.WithOp("decode aspect "+name+" of "+urn, err)
+		}
 	}
 	if e.decoded == nil {
 		e.decoded = map[string]any{}
 	}
 	e.decoded[name] = v
+	return v, nil
+}
+
+// stored returns the latest stored row of aspect name of urn, nil when none.
+func (l *loader) stored(ctx context.Context, urn, name string) (*catalog.Aspect, error) {
+	e, err := l.get(ctx, urn)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := e.aspects[name]
+	if !ok {
+		return nil, nil
+	}
+	return &a, nil
+}
+
+// aspectOf decodes the latest value of one aspect of urn into a T, nil when
+// the aspect is absent.
+func aspectOf[T any](ctx context.Context, l *loader, urn, name string) (*T, error) {
+	a, err := l.stored(ctx, urn, name)
+	if err != nil || a == nil {
+		return nil, err
+	}
+	v := new(T)
+	if err := json.Unmarshal(a.Value, v); err != nil {
+		return nil, catalog.WithOp("decode aspect "+name+" of "+urn, err)
+	}
 	return v, nil
 }
 

@@ -87,95 +87,26 @@ func actorOf(ctx context.Context) string {
 	return catalog.SystemActor
 }
 
-// The resolvers of each GraphQL type. The entity types share their common
-// fields through entityFields (see entity.go).
+// The root resolvers. Fields catalogd does not serve (marked @unsupported)
+// come from the generated *Unsupported types; every other field of every
+// other type is generated from the schema (see internal/graphqlgen), the
+// computed ones calling the methods of computed.
 type (
-	queryResolver        struct{ *Resolver }
-	mutationResolver     struct{ *Resolver }
-	datasetResolver      struct{ entityFields[*datasetT] }
-	chartResolver        struct{ entityFields[*chartT] }
-	dashboardResolver    struct{ entityFields[*dashboardT] }
-	dataFlowResolver     struct{ entityFields[*dataFlowT] }
-	dataJobResolver      struct{ entityFields[*dataJobT] }
-	mlModelResolver      struct{ entityFields[*mlModelT] }
-	containerResolver    struct{ entityFields[*containerT] }
-	domainResolver       struct{ entityFields[*domainT] }
-	tagResolver          struct{ entityFields[*tagT] }
-	glossaryTermResolver struct{ entityFields[*glossaryTermT] }
-	glossaryNodeResolver struct{ entityFields[*glossaryNodeT] }
-	dataPlatformResolver struct{ entityFields[*dataPlatformT] }
-	corpUserResolver     struct{ entityFields[*corpUserT] }
-	corpGroupResolver    struct{ entityFields[*corpGroupT] }
+	queryResolver struct {
+		*Resolver
+		generated.QueryUnsupported
+		generated.QueryLookups
+	}
+	mutationResolver struct {
+		*Resolver
+		generated.MutationUnsupported
+	}
 )
 
 // Query implements generated.ResolverRoot.
-func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
+func (r *Resolver) Query() generated.QueryResolver {
+	return &queryResolver{Resolver: r, QueryLookups: generated.QueryLookups{Exists: r.storedAs}}
+}
 
 // Mutation implements generated.ResolverRoot.
-func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
-
-// Dataset implements generated.ResolverRoot.
-func (r *Resolver) Dataset() generated.DatasetResolver {
-	return &datasetResolver{entityFields[*datasetT]{r}}
-}
-
-// Chart implements generated.ResolverRoot.
-func (r *Resolver) Chart() generated.ChartResolver { return &chartResolver{entityFields[*chartT]{r}} }
-
-// Dashboard implements generated.ResolverRoot.
-func (r *Resolver) Dashboard() generated.DashboardResolver {
-	return &dashboardResolver{entityFields[*dashboardT]{r}}
-}
-
-// DataFlow implements generated.ResolverRoot.
-func (r *Resolver) DataFlow() generated.DataFlowResolver {
-	return &dataFlowResolver{entityFields[*dataFlowT]{r}}
-}
-
-// DataJob implements generated.ResolverRoot.
-func (r *Resolver) DataJob() generated.DataJobResolver {
-	return &dataJobResolver{entityFields[*dataJobT]{r}}
-}
-
-// MLModel implements generated.ResolverRoot.
-func (r *Resolver) MLModel() generated.MLModelResolver {
-	return &mlModelResolver{entityFields[*mlModelT]{r}}
-}
-
-// Container implements generated.ResolverRoot.
-func (r *Resolver) Container() generated.ContainerResolver {
-	return &containerResolver{entityFields[*containerT]{r}}
-}
-
-// Domain implements generated.ResolverRoot.
-func (r *Resolver) Domain() generated.DomainResolver {
-	return &domainResolver{entityFields[*domainT]{r}}
-}
-
-// Tag implements generated.ResolverRoot.
-func (r *Resolver) Tag() generated.TagResolver { return &tagResolver{entityFields[*tagT]{r}} }
-
-// GlossaryTerm implements generated.ResolverRoot.
-func (r *Resolver) GlossaryTerm() generated.GlossaryTermResolver {
-	return &glossaryTermResolver{entityFields[*glossaryTermT]{r}}
-}
-
-// GlossaryNode implements generated.ResolverRoot.
-func (r *Resolver) GlossaryNode() generated.GlossaryNodeResolver {
-	return &glossaryNodeResolver{entityFields[*glossaryNodeT]{r}}
-}
-
-// DataPlatform implements generated.ResolverRoot.
-func (r *Resolver) DataPlatform() generated.DataPlatformResolver {
-	return &dataPlatformResolver{entityFields[*dataPlatformT]{r}}
-}
-
-// CorpUser implements generated.ResolverRoot.
-func (r *Resolver) CorpUser() generated.CorpUserResolver {
-	return &corpUserResolver{entityFields[*corpUserT]{r}}
-}
-
-// CorpGroup implements generated.ResolverRoot.
-func (r *Resolver) CorpGroup() generated.CorpGroupResolver {
-	return &corpGroupResolver{entityFields[*corpGroupT]{r}}
-}
+func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{Resolver: r} }

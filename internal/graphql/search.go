@@ -13,10 +13,72 @@ import (
 )
 
 // searchableTypes are the entity types searchAcrossEntities covers when the
-// client names none: those with a GraphQL type here.
+// client names none, DataHub's.
 var searchableTypes = []string{
-	"dataset", "chart", "dashboard", "dataFlow", "dataJob", "mlModel", "container", "domain",
-	"tag", "glossaryTerm", "glossaryNode", "corpuser", "corpGroup",
+	"dataset", "dashboard", "chart", "mlModel", "mlModelGroup", "mlFeatureTable", "mlFeature", "mlPrimaryKey",
+	"dataFlow", "dataJob", "glossaryTerm", "glossaryNode", "tag", "role", "corpuser", "corpGroup", "container",
+	"domain", "dataProduct", "notebook", "businessAttribute", "schemaField", "application",
+}
+
+// entityTypeField is the pseudo search field DataHub filters entity types
+// by, with EntityType symbols as values.
+const entityTypeField = "_entityType"
+
+// narrowByEntityType takes the _entityType criteria out of filter and
+// narrows ents by them: a conjunction keeps the types its criteria allow,
+// and the search covers the types some conjunction keeps.
+func narrowByEntityType(ents []string, filter *search.FilterInput) ([]string, *search.FilterInput) {
+	if filter == nil {
+		return ents, nil
+	}
+	keep := map[string]bool{}
+	narrowed := false
+	out := &search.FilterInput{Or: make([]search.ConjunctionInput, 0, len(filter.Or))}
+	for _, and := range filter.Or {
+		allowed := map[string]bool{}
+		for _, e := range ents {
+			allowed[e] = true
+		}
+		var rest search.ConjunctionInput
+		for _, c := range and.And {
+			if strings.TrimSuffix(c.Field, ".keyword") != entityTypeField {
+				rest.And = append(rest.And, c)
+				continue
+			}
+			narrowed = true
+			named := map[string]bool{}
+			values := c.Values
+			if c.Value != nil {
+				values = append(values, *c.Value)
+			}
+			for _, v := range values {
+				if n, ok := entityNames[model.EntityType(strings.ToUpper(v))]; ok {
+					named[n] = true
+				} else {
+					named[v] = true
+				}
+			}
+			for e := range allowed {
+				if named[e] == c.Negated {
+					delete(allowed, e)
+				}
+			}
+		}
+		for e := range allowed {
+			keep[e] = true
+		}
+		out.Or = append(out.Or, rest)
+	}
+	if !narrowed {
+		return ents, filter
+	}
+	kept := make([]string, 0, len(keep))
+	for _, e := range ents {
+		if keep[e] {
+			kept = append(kept, e)
+		}
+	}
+	return kept, out
 }
 
 func (r *Resolver) searchService() (*search.Service, error) {
@@ -101,6 +163,9 @@ func (r *Resolver) runSearch(ctx context.Context, ents []string, query string, f
 		return nil, err
 	}
 	s, c := page(start, count, 10)
+	if ents, filter = narrowByEntityType(ents, filter); len(ents) == 0 {
+		return &model.SearchResults{Start: s, SearchResults: []*model.SearchResult{}}, nil
+	}
 	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: query, Filter: filter, Start: s, Count: c})
 	if err != nil {
 		return nil, err
@@ -108,7 +173,7 @@ func (r *Resolver) runSearch(ctx context.Context, ents []string, query string, f
 	out := &model.SearchResults{Start: s, Count: len(res.Hits), Total: res.Total, SearchResults: make([]*model.SearchResult, 0, len(res.Hits))}
 	urns := make([]string, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		e := entityOf(h.URN)
+		e := model.EntityOf(h.URN)
 		if e == nil {
 			continue
 		}
@@ -137,7 +202,7 @@ func facets(fields []string, counts map[string]map[string]int) []*model.FacetMet
 		vals := counts[f]
 		aggs := make([]*model.AggregationMetadata, 0, len(vals))
 		for v, n := range vals {
-			aggs = append(aggs, &model.AggregationMetadata{Value: v, Count: int64(n), Entity: entityOf(v)})
+			aggs = append(aggs, &model.AggregationMetadata{Value: v, Count: int64(n), Entity: model.EntityOf(v)})
 		}
 		sort.Slice(aggs, func(i, j int) bool {
 			if aggs[i].Count != aggs[j].Count {
@@ -176,7 +241,7 @@ func (r *queryResolver) SearchAcrossLineage(ctx context.Context, in model.Search
 	}
 	kept := nodes[:0:0]
 	for _, n := range nodes {
-		if entityOf(n.URN) != nil && (wanted == nil || wanted[urnType(n.URN)]) {
+		if model.EntityOf(n.URN) != nil && (wanted == nil || wanted[urnType(n.URN)]) {
 			kept = append(kept, n)
 		}
 	}
@@ -198,7 +263,7 @@ func (r *queryResolver) SearchAcrossLineage(ctx context.Context, in model.Search
 	for _, n := range window(kept, s, c) {
 		urns = append(urns, n.URN)
 		out.SearchResults = append(out.SearchResults, &model.SearchAcrossLineageResult{
-			Entity: entityOf(n.URN), MatchedFields: []*model.MatchedField{}, Degree: n.Hops, Degrees: []int{n.Hops},
+			Entity: model.EntityOf(n.URN), MatchedFields: []*model.MatchedField{}, Degree: n.Hops, Degrees: []int{n.Hops},
 			Paths: []*model.EntityPath{{Path: entitiesOf(n.Path)}},
 		})
 	}
@@ -279,7 +344,7 @@ func (r *queryResolver) AutoCompleteForMultiple(ctx context.Context, in model.Au
 	types := in.Types
 	if len(types) == 0 {
 		for _, n := range searchableTypes {
-			types = append(types, entityTypes[n])
+			types = append(types, model.EntityTypes[n])
 		}
 	}
 	out := &model.AutoCompleteMultipleResults{Query: in.Query, Suggestions: []*model.AutoCompleteResultForEntity{}}

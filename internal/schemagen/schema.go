@@ -24,6 +24,7 @@ type Schema struct {
 	Enum                 []any           `json:"enum"`
 	Format               string          `json:"format"`
 	Deprecated           bool            `json:"deprecated"`
+	Default              json.RawMessage `json:"default"`
 	XAspect              *XAspect        `json:"x-aspect"`
 	XWireName            string          `json:"x-wire-name"`
 	XUnion               bool            `json:"x-union"`

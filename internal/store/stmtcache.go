@@ -19,18 +19,21 @@ const maxCachedStmts = 256
 // which reuses the compiled statement of the transaction's connection:
 // SQLite writes always run on the same connection (DB.writeConn).
 type stmtCache struct {
-	db     *sql.DB
-	mu     sync.Mutex
-	m      map[string]*sql.Stmt
-	closed bool
+	db      *sql.DB
+	mu      sync.Mutex
+	m       map[string]*sql.Stmt
+	pending map[string]bool // being prepared in the background
+	closed  bool
 }
 
 func newStmtCache(db *sql.DB) *stmtCache {
-	return &stmtCache{db: db, m: map[string]*sql.Stmt{}}
+	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, pending: map[string]bool{}}
 }
 
-// get returns the prepared statement of query, nil when the cache is full
-// or closed.
+// get returns the prepared statement of query, preparing it on the pool
+// when needed; nil when the cache is full or closed. Preparing takes a
+// connection of the pool, so callers holding one (in a transaction) use
+// cached instead.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -43,6 +46,41 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	c.m[query] = st
 	return st, nil
+}
+
+// cached returns the prepared statement of query when the cache holds it,
+// nil otherwise, and then has it prepared in the background for the next
+// calls. It is for callers in a transaction: they hold a connection of the
+// pool, and waiting for another one to prepare on would wait forever once
+// every connection is held that way (concurrent searches did).
+func (c *stmtCache) cached(query string) *sql.Stmt {
+	c.mu.Lock()
+	st := c.m[query]
+	start := st == nil && !c.closed && !c.pending[query] && len(c.m)+len(c.pending) < maxCachedStmts
+	if start {
+		c.pending[query] = true
+	}
+	c.mu.Unlock()
+	if start {
+		go c.prepare(query)
+	}
+	return st
+}
+
+// prepare prepares query on the pool and caches it.
+func (c *stmtCache) prepare(query string) {
+	st, err := c.db.PrepareContext(context.Background(), query)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, query)
+	if err != nil {
+		return
+	}
+	if c.closed || c.m[query] != nil {
+		_ = st.Close()
+		return
+	}
+	c.m[query] = st
 }
 
 // close releases every statement; later gets return nil.
@@ -82,9 +120,12 @@ func (x cachedQuerier) uncached() querier {
 }
 
 func (x cachedQuerier) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	st, err := x.cache.get(ctx, query)
-	if err != nil || st == nil || x.tx == nil {
-		return st, err
+	if x.tx == nil {
+		return x.cache.get(ctx, query)
+	}
+	st := x.cache.cached(query)
+	if st == nil {
+		return nil, nil
 	}
 	return x.tx.StmtContext(ctx, st), nil
 }

@@ -9,6 +9,30 @@ import (
 	"strconv"
 )
 
+type AnalyticsChart interface {
+	IsAnalyticsChart()
+}
+
+type OwnerType interface {
+	IsOwnerType()
+}
+
+type PlatformSchema interface {
+	IsPlatformSchema()
+}
+
+type PropertyValue interface {
+	IsPropertyValue()
+}
+
+type ResolvedActor interface {
+	IsResolvedActor()
+}
+
+type SupportsVersions interface {
+	IsSupportsVersions()
+}
+
 type AcceptRoleInput struct {
 	InviteToken string `json:"inviteToken"`
 }
@@ -18,40 +42,43 @@ type AccessToken struct {
 	Metadata    *AccessTokenMetadata `json:"metadata,omitempty"`
 }
 
-type AccessTokenMetadata struct {
-	Urn         string  `json:"urn"`
-	ID          string  `json:"id"`
-	Name        string  `json:"name"`
-	Description *string `json:"description,omitempty"`
-	ActorUrn    string  `json:"actorUrn"`
-	OwnerUrn    string  `json:"ownerUrn"`
-	CreatedAt   int64   `json:"createdAt"`
-	ExpiresAt   *int64  `json:"expiresAt,omitempty"`
-}
-
 type ActorFilter struct {
-	Users               []string `json:"users,omitempty"`
-	Groups              []string `json:"groups,omitempty"`
-	Roles               []string `json:"roles,omitempty"`
-	ResourceOwners      bool     `json:"resourceOwners"`
-	ResourceOwnersTypes []string `json:"resourceOwnersTypes,omitempty"`
-	AllUsers            bool     `json:"allUsers"`
-	AllGroups           bool     `json:"allGroups"`
+	Users                  []string               `json:"users,omitempty"`
+	Groups                 []string               `json:"groups,omitempty"`
+	Roles                  []string               `json:"roles,omitempty"`
+	ResourceOwners         bool                   `json:"resourceOwners"`
+	ResourceOwnersTypes    []string               `json:"resourceOwnersTypes,omitempty"`
+	ResolvedOwnershipTypes []*OwnershipTypeEntity `json:"resolvedOwnershipTypes,omitempty"`
+	AllUsers               bool                   `json:"allUsers"`
+	AllGroups              bool                   `json:"allGroups"`
+	ResolvedUsers          []*CorpUser            `json:"resolvedUsers,omitempty"`
+	ResolvedGroups         []*CorpGroup           `json:"resolvedGroups,omitempty"`
+	ResolvedRoles          []*DataHubRole         `json:"resolvedRoles,omitempty"`
 }
 
 type ActorFilterInput struct {
 	Users               []string `json:"users,omitempty"`
 	Groups              []string `json:"groups,omitempty"`
-	Roles               []string `json:"roles,omitempty"`
 	ResourceOwners      bool     `json:"resourceOwners"`
 	ResourceOwnersTypes []string `json:"resourceOwnersTypes,omitempty"`
 	AllUsers            bool     `json:"allUsers"`
 	AllGroups           bool     `json:"allGroups"`
 }
 
+type AddBusinessAttributeInput struct {
+	BusinessAttributeUrn string              `json:"businessAttributeUrn"`
+	ResourceUrn          []*ResourceRefInput `json:"resourceUrn"`
+}
+
 type AddGroupMembersInput struct {
 	GroupUrn string   `json:"groupUrn"`
 	UserUrns []string `json:"userUrns"`
+}
+
+type AddLinkInput struct {
+	LinkURL     string `json:"linkUrl"`
+	Label       string `json:"label"`
+	ResourceUrn string `json:"resourceUrn"`
 }
 
 type AddOwnerInput struct {
@@ -81,19 +108,87 @@ type AddTermsInput struct {
 	SubResource     *string          `json:"subResource,omitempty"`
 }
 
+type AggregateAcrossEntitiesInput struct {
+	Types       []EntityType      `json:"types,omitempty"`
+	Query       string            `json:"query"`
+	Facets      []*string         `json:"facets,omitempty"`
+	OrFilters   []*AndFilterInput `json:"orFilters,omitempty"`
+	ViewUrn     *string           `json:"viewUrn,omitempty"`
+	SearchFlags *SearchFlags      `json:"searchFlags,omitempty"`
+}
+
+type AggregateResults struct {
+	Facets []*FacetMetadata `json:"facets,omitempty"`
+}
+
 type AggregationMetadata struct {
 	Value  string `json:"value"`
 	Count  int64  `json:"count"`
 	Entity Entity `json:"entity,omitempty"`
 }
 
+type AllowedValueInput struct {
+	StringValue *string  `json:"stringValue,omitempty"`
+	NumberValue *float64 `json:"numberValue,omitempty"`
+	Description *string  `json:"description,omitempty"`
+}
+
+type AnalyticsChartGroup struct {
+	GroupID string           `json:"groupId"`
+	Title   string           `json:"title"`
+	Charts  []AnalyticsChart `json:"charts"`
+}
+
+type AnalyticsConfig struct {
+	Enabled bool `json:"enabled"`
+}
+
 type AndFilterInput struct {
 	And []*FacetFilterInput `json:"and,omitempty"`
 }
 
-type AuditStamp struct {
-	Time  int64   `json:"time"`
-	Actor *string `json:"actor,omitempty"`
+type AppConfig struct {
+	AppVersion               *string                   `json:"appVersion,omitempty"`
+	AuthConfig               *AuthConfig               `json:"authConfig"`
+	AnalyticsConfig          *AnalyticsConfig          `json:"analyticsConfig"`
+	PoliciesConfig           *PoliciesConfig           `json:"policiesConfig"`
+	IdentityManagementConfig *IdentityManagementConfig `json:"identityManagementConfig"`
+	ManagedIngestionConfig   *ManagedIngestionConfig   `json:"managedIngestionConfig"`
+	LineageConfig            *LineageConfig            `json:"lineageConfig"`
+	VisualConfig             *VisualConfig             `json:"visualConfig"`
+	TelemetryConfig          *TelemetryConfig          `json:"telemetryConfig"`
+	TestsConfig              *TestsConfig              `json:"testsConfig"`
+	ViewsConfig              *ViewsConfig              `json:"viewsConfig"`
+	SearchBarConfig          *SearchBarConfig          `json:"searchBarConfig"`
+	FeatureFlags             *FeatureFlagsConfig       `json:"featureFlags"`
+	ChromeExtensionConfig    *ChromeExtensionConfig    `json:"chromeExtensionConfig"`
+	HomePageConfig           *HomePageConfig           `json:"homePageConfig"`
+}
+
+type ApplicationConfig struct {
+	ShowSidebarSectionWhenEmpty *bool `json:"showSidebarSectionWhenEmpty,omitempty"`
+}
+
+type AspectParams struct {
+	AutoRenderOnly *bool    `json:"autoRenderOnly,omitempty"`
+	AspectNames    []string `json:"aspectNames,omitempty"`
+}
+
+type AspectRenderSpec struct {
+	DisplayType *string `json:"displayType,omitempty"`
+	DisplayName *string `json:"displayName,omitempty"`
+	Key         *string `json:"key,omitempty"`
+}
+
+type AssertionRunEventsResult struct {
+	Total     int                  `json:"total"`
+	Failed    int                  `json:"failed"`
+	Succeeded int                  `json:"succeeded"`
+	RunEvents []*AssertionRunEvent `json:"runEvents"`
+}
+
+type AuthConfig struct {
+	TokenAuthEnabled bool `json:"tokenAuthEnabled"`
 }
 
 type AuthenticatedUser struct {
@@ -117,6 +212,7 @@ type AutoCompleteMultipleInput struct {
 	Limit     *int                `json:"limit,omitempty"`
 	Filters   []*FacetFilterInput `json:"filters,omitempty"`
 	OrFilters []*AndFilterInput   `json:"orFilters,omitempty"`
+	ViewUrn   *string             `json:"viewUrn,omitempty"`
 }
 
 type AutoCompleteMultipleResults struct {
@@ -136,6 +232,24 @@ type AutoCompleteResults struct {
 	Entities    []Entity `json:"entities"`
 }
 
+type BarChart struct {
+	Title string      `json:"title"`
+	Bars  []*NamedBar `json:"bars"`
+}
+
+func (BarChart) IsAnalyticsChart() {}
+
+type BarSegment struct {
+	Label string `json:"label"`
+	Value int    `json:"value"`
+}
+
+type BatchAddOwnersInput struct {
+	Owners           []*OwnerInput       `json:"owners"`
+	OwnershipTypeUrn *string             `json:"ownershipTypeUrn,omitempty"`
+	Resources        []*ResourceRefInput `json:"resources"`
+}
+
 type BatchAddTagsInput struct {
 	TagUrns   []string            `json:"tagUrns"`
 	Resources []*ResourceRefInput `json:"resources"`
@@ -146,6 +260,25 @@ type BatchAddTermsInput struct {
 	Resources []*ResourceRefInput `json:"resources"`
 }
 
+type BatchAssignRoleInput struct {
+	RoleUrn *string  `json:"roleUrn,omitempty"`
+	Actors  []string `json:"actors"`
+}
+
+type BatchGetStepStatesInput struct {
+	Ids []string `json:"ids"`
+}
+
+type BatchGetStepStatesResult struct {
+	Results []*StepStateResult `json:"results"`
+}
+
+type BatchRemoveOwnersInput struct {
+	OwnerUrns        []string            `json:"ownerUrns"`
+	OwnershipTypeUrn *string             `json:"ownershipTypeUrn,omitempty"`
+	Resources        []*ResourceRefInput `json:"resources"`
+}
+
 type BatchRemoveTagsInput struct {
 	TagUrns   []string            `json:"tagUrns"`
 	Resources []*ResourceRefInput `json:"resources"`
@@ -154,6 +287,42 @@ type BatchRemoveTagsInput struct {
 type BatchRemoveTermsInput struct {
 	TermUrns  []string            `json:"termUrns"`
 	Resources []*ResourceRefInput `json:"resources"`
+}
+
+type BatchSetApplicationInput struct {
+	ApplicationUrn *string  `json:"applicationUrn,omitempty"`
+	ResourceUrns   []string `json:"resourceUrns"`
+}
+
+type BatchSetDataProductInput struct {
+	DataProductUrn *string  `json:"dataProductUrn,omitempty"`
+	ResourceUrns   []string `json:"resourceUrns"`
+}
+
+type BatchSetDomainInput struct {
+	DomainUrn *string             `json:"domainUrn,omitempty"`
+	Resources []*ResourceRefInput `json:"resources"`
+}
+
+type BatchUpdateDeprecationInput struct {
+	Deprecated       bool                `json:"deprecated"`
+	DecommissionTime *int64              `json:"decommissionTime,omitempty"`
+	Note             *string             `json:"note,omitempty"`
+	Resources        []*ResourceRefInput `json:"resources"`
+	Replacement      *string             `json:"replacement,omitempty"`
+}
+
+type BatchUpdateSoftDeletedInput struct {
+	Urns    []string `json:"urns"`
+	Deleted bool     `json:"deleted"`
+}
+
+type BatchUpdateStepStatesInput struct {
+	States []*StepStateInput `json:"states"`
+}
+
+type BatchUpdateStepStatesResult struct {
+	Results []*UpdateStepStateResult `json:"results"`
 }
 
 type BrowseInput struct {
@@ -169,6 +338,15 @@ type BrowsePath struct {
 	Path []string `json:"path"`
 }
 
+type BrowsePathEntry struct {
+	Name   string `json:"name"`
+	Entity Entity `json:"entity,omitempty"`
+}
+
+type BrowsePathV2 struct {
+	Path []*BrowsePathEntry `json:"path"`
+}
+
 type BrowsePathsInput struct {
 	Type EntityType `json:"type"`
 	Urn  string     `json:"urn"`
@@ -177,6 +355,13 @@ type BrowsePathsInput struct {
 type BrowseResultGroup struct {
 	Name  string `json:"name"`
 	Count int64  `json:"count"`
+}
+
+type BrowseResultGroupV2 struct {
+	Name         string `json:"name"`
+	Entity       Entity `json:"entity,omitempty"`
+	Count        int64  `json:"count"`
+	HasSubGroups bool   `json:"hasSubGroups"`
 }
 
 type BrowseResultMetadata struct {
@@ -193,101 +378,92 @@ type BrowseResults struct {
 	Metadata *BrowseResultMetadata `json:"metadata"`
 }
 
-type ChartEditableProperties struct {
-	Description *string `json:"description,omitempty"`
+type BrowseResultsV2 struct {
+	Groups   []*BrowseResultGroupV2 `json:"groups"`
+	Start    int                    `json:"start"`
+	Count    int                    `json:"count"`
+	Total    int                    `json:"total"`
+	Metadata *BrowseResultMetadata  `json:"metadata"`
 }
 
-type ChartProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	Type             *string                  `json:"type,omitempty"`
-	Access           *string                  `json:"access,omitempty"`
-	LastRefreshed    *int64                   `json:"lastRefreshed,omitempty"`
-	Created          *AuditStamp              `json:"created"`
-	LastModified     *AuditStamp              `json:"lastModified"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type BrowseV2Input struct {
+	Type        *EntityType       `json:"type,omitempty"`
+	Types       []EntityType      `json:"types,omitempty"`
+	Path        []string          `json:"path,omitempty"`
+	Start       *int              `json:"start,omitempty"`
+	Count       *int              `json:"count,omitempty"`
+	OrFilters   []*AndFilterInput `json:"orFilters,omitempty"`
+	ViewUrn     *string           `json:"viewUrn,omitempty"`
+	Query       *string           `json:"query,omitempty"`
+	SearchFlags *SearchFlags      `json:"searchFlags,omitempty"`
 }
 
-type ContainerEditableProperties struct {
-	Description *string `json:"description,omitempty"`
+type CancelIngestionExecutionRequestInput struct {
+	IngestionSourceUrn  string `json:"ingestionSourceUrn"`
+	ExecutionRequestUrn string `json:"executionRequestUrn"`
 }
 
-type ContainerProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	QualifiedName    *string                  `json:"qualifiedName,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type Cell struct {
+	Value      string      `json:"value"`
+	LinkParams *LinkParams `json:"linkParams,omitempty"`
 }
 
-type CorpGroupEditableProperties struct {
-	Description *string `json:"description,omitempty"`
-	Slack       *string `json:"slack,omitempty"`
-	Email       *string `json:"email,omitempty"`
-	PictureLink *string `json:"pictureLink,omitempty"`
+type ChangeEvent struct {
+	Urn         string                    `json:"urn"`
+	Category    *ChangeCategoryType       `json:"category,omitempty"`
+	Operation   *ChangeOperationType      `json:"operation,omitempty"`
+	Modifier    *string                   `json:"modifier,omitempty"`
+	Parameters  []*TimelineParameterEntry `json:"parameters,omitempty"`
+	AuditStamp  *AuditStamp               `json:"auditStamp,omitempty"`
+	Description *string                   `json:"description,omitempty"`
 }
 
-type CorpGroupInfo struct {
-	DisplayName *string     `json:"displayName,omitempty"`
-	Description *string     `json:"description,omitempty"`
-	Email       *string     `json:"email,omitempty"`
-	Admins      []*CorpUser `json:"admins,omitempty"`
-	Members     []*CorpUser `json:"members,omitempty"`
-	Groups      []string    `json:"groups,omitempty"`
+type ChangeTransaction struct {
+	TimestampMillis     int64               `json:"timestampMillis"`
+	LastSemanticVersion string              `json:"lastSemanticVersion"`
+	VersionStamp        string              `json:"versionStamp"`
+	ChangeType          ChangeOperationType `json:"changeType"`
+	Changes             []*ChangeEvent      `json:"changes,omitempty"`
 }
 
-type CorpGroupProperties struct {
-	DisplayName *string `json:"displayName,omitempty"`
-	Description *string `json:"description,omitempty"`
-	Email       *string `json:"email,omitempty"`
-	Slack       *string `json:"slack,omitempty"`
+type ChartEditablePropertiesUpdate struct {
+	Description string `json:"description"`
+}
+
+type ChartStatsSummary struct {
+	ViewCount                 *int        `json:"viewCount,omitempty"`
+	UniqueUserCountLast30Days *int        `json:"uniqueUserCountLast30Days,omitempty"`
+	TopUsersLast30Days        []*CorpUser `json:"topUsersLast30Days,omitempty"`
+}
+
+type ChartUpdateInput struct {
+	Ownership          *OwnershipUpdate               `json:"ownership,omitempty"`
+	GlobalTags         *GlobalTagsUpdate              `json:"globalTags,omitempty"`
+	Tags               *GlobalTagsUpdate              `json:"tags,omitempty"`
+	EditableProperties *ChartEditablePropertiesUpdate `json:"editableProperties,omitempty"`
+}
+
+type ChromeExtensionConfig struct {
+	Enabled        bool `json:"enabled"`
+	LineageEnabled bool `json:"lineageEnabled"`
+}
+
+type ContainerEntitiesInput struct {
+	Query   *string             `json:"query,omitempty"`
+	Start   *int                `json:"start,omitempty"`
+	Count   *int                `json:"count,omitempty"`
+	Filters []*FacetFilterInput `json:"filters,omitempty"`
+}
+
+type ContentParams struct {
+	Count *int64 `json:"count,omitempty"`
 }
 
 type CorpGroupUpdateInput struct {
 	Description *string `json:"description,omitempty"`
 	Slack       *string `json:"slack,omitempty"`
 	Email       *string `json:"email,omitempty"`
-}
-
-type CorpUserEditableProperties struct {
-	DisplayName *string  `json:"displayName,omitempty"`
-	Title       *string  `json:"title,omitempty"`
-	AboutMe     *string  `json:"aboutMe,omitempty"`
-	Teams       []string `json:"teams,omitempty"`
-	Skills      []string `json:"skills,omitempty"`
-	PictureLink *string  `json:"pictureLink,omitempty"`
-	Slack       *string  `json:"slack,omitempty"`
-	Phone       *string  `json:"phone,omitempty"`
-	Email       *string  `json:"email,omitempty"`
-}
-
-type CorpUserInfo struct {
-	Active           bool                     `json:"active"`
-	DisplayName      *string                  `json:"displayName,omitempty"`
-	Title            *string                  `json:"title,omitempty"`
-	Email            *string                  `json:"email,omitempty"`
-	ManagerUrn       *string                  `json:"managerUrn,omitempty"`
-	DepartmentID     *int64                   `json:"departmentId,omitempty"`
-	DepartmentName   *string                  `json:"departmentName,omitempty"`
-	FirstName        *string                  `json:"firstName,omitempty"`
-	LastName         *string                  `json:"lastName,omitempty"`
-	FullName         *string                  `json:"fullName,omitempty"`
-	CountryCode      *string                  `json:"countryCode,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
-}
-
-type CorpUserProperties struct {
-	Active           bool                     `json:"active"`
-	DisplayName      *string                  `json:"displayName,omitempty"`
-	Title            *string                  `json:"title,omitempty"`
-	Email            *string                  `json:"email,omitempty"`
-	DepartmentName   *string                  `json:"departmentName,omitempty"`
-	FirstName        *string                  `json:"firstName,omitempty"`
-	LastName         *string                  `json:"lastName,omitempty"`
-	FullName         *string                  `json:"fullName,omitempty"`
-	CountryCode      *string                  `json:"countryCode,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+	PictureLink *string `json:"pictureLink,omitempty"`
 }
 
 type CorpUserUpdateInput struct {
@@ -312,6 +488,35 @@ type CreateAccessTokenInput struct {
 	Description *string             `json:"description,omitempty"`
 }
 
+type CreateApplicationInput struct {
+	Properties *CreateApplicationPropertiesInput `json:"properties"`
+	DomainUrn  *string                           `json:"domainUrn,omitempty"`
+	ID         *string                           `json:"id,omitempty"`
+}
+
+type CreateApplicationPropertiesInput struct {
+	Name        string  `json:"name"`
+	Description *string `json:"description,omitempty"`
+}
+
+type CreateBusinessAttributeInput struct {
+	ID          *string              `json:"id,omitempty"`
+	Name        string               `json:"name"`
+	Description *string              `json:"description,omitempty"`
+	Type        *SchemaFieldDataType `json:"type,omitempty"`
+}
+
+type CreateDataProductInput struct {
+	Properties *CreateDataProductPropertiesInput `json:"properties"`
+	DomainUrn  string                            `json:"domainUrn"`
+	ID         *string                           `json:"id,omitempty"`
+}
+
+type CreateDataProductPropertiesInput struct {
+	Name        string  `json:"name"`
+	Description *string `json:"description,omitempty"`
+}
+
 type CreateDomainInput struct {
 	ID           *string `json:"id,omitempty"`
 	Name         string  `json:"name"`
@@ -332,6 +537,10 @@ type CreateGroupInput struct {
 	Description *string `json:"description,omitempty"`
 }
 
+type CreateIngestionExecutionRequestInput struct {
+	IngestionSourceUrn string `json:"ingestionSourceUrn"`
+}
+
 type CreateInviteTokenInput struct {
 	RoleUrn *string `json:"roleUrn,omitempty"`
 }
@@ -340,91 +549,183 @@ type CreateNativeUserResetTokenInput struct {
 	UserUrn string `json:"userUrn"`
 }
 
+type CreateOwnershipTypeInput struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type CreatePostInput struct {
+	PostType        PostType                `json:"postType"`
+	Content         *UpdatePostContentInput `json:"content"`
+	ResourceUrn     *string                 `json:"resourceUrn,omitempty"`
+	SubResourceType *SubResourceType        `json:"subResourceType,omitempty"`
+	SubResource     *string                 `json:"subResource,omitempty"`
+}
+
+type CreateQueryInput struct {
+	Properties *CreateQueryPropertiesInput `json:"properties"`
+	Subjects   []*CreateQuerySubjectInput  `json:"subjects"`
+}
+
+type CreateQueryPropertiesInput struct {
+	Name        *string              `json:"name,omitempty"`
+	Description *string              `json:"description,omitempty"`
+	Statement   *QueryStatementInput `json:"statement"`
+}
+
+type CreateQuerySubjectInput struct {
+	DatasetUrn string `json:"datasetUrn"`
+}
+
+type CreateSecretInput struct {
+	Name        string  `json:"name"`
+	Value       string  `json:"value"`
+	Description *string `json:"description,omitempty"`
+}
+
+type CreateStructuredPropertyInput struct {
+	ID            *string                          `json:"id,omitempty"`
+	QualifiedName *string                          `json:"qualifiedName,omitempty"`
+	DisplayName   *string                          `json:"displayName,omitempty"`
+	Description   *string                          `json:"description,omitempty"`
+	Immutable     *bool                            `json:"immutable,omitempty"`
+	ValueType     string                           `json:"valueType"`
+	TypeQualifier *TypeQualifierInput              `json:"typeQualifier,omitempty"`
+	AllowedValues []*AllowedValueInput             `json:"allowedValues,omitempty"`
+	Cardinality   *PropertyCardinality             `json:"cardinality,omitempty"`
+	EntityTypes   []string                         `json:"entityTypes"`
+	Settings      *StructuredPropertySettingsInput `json:"settings,omitempty"`
+}
+
 type CreateTagInput struct {
 	ID          *string `json:"id,omitempty"`
 	Name        string  `json:"name"`
 	Description *string `json:"description,omitempty"`
 }
 
-type CustomPropertiesEntry struct {
-	Key           string  `json:"key"`
-	Value         *string `json:"value,omitempty"`
-	AssociatedUrn string  `json:"associatedUrn"`
+type CreateTestConnectionRequestInput struct {
+	Recipe  string  `json:"recipe"`
+	Version *string `json:"version,omitempty"`
 }
 
-type DashboardEditableProperties struct {
-	Description *string `json:"description,omitempty"`
+type CreateTestInput struct {
+	ID          *string              `json:"id,omitempty"`
+	Name        string               `json:"name"`
+	Category    string               `json:"category"`
+	Description *string              `json:"description,omitempty"`
+	Definition  *TestDefinitionInput `json:"definition"`
 }
 
-type DashboardProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	Access           *string                  `json:"access,omitempty"`
-	LastRefreshed    *int64                   `json:"lastRefreshed,omitempty"`
-	Created          *AuditStamp              `json:"created"`
-	LastModified     *AuditStamp              `json:"lastModified"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type CreateViewInput struct {
+	ViewType    DataHubViewType             `json:"viewType"`
+	Name        string                      `json:"name"`
+	Description *string                     `json:"description,omitempty"`
+	Definition  *DataHubViewDefinitionInput `json:"definition"`
 }
 
-type DataFlowEditableProperties struct {
-	Description *string `json:"description,omitempty"`
+type DashboardEditablePropertiesUpdate struct {
+	Description string `json:"description"`
 }
 
-type DataFlowProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	Project          *string                  `json:"project,omitempty"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type DashboardStatsSummary struct {
+	ViewCount                 *int        `json:"viewCount,omitempty"`
+	UniqueUserCountLast30Days *int        `json:"uniqueUserCountLast30Days,omitempty"`
+	TopUsersLast30Days        []*CorpUser `json:"topUsersLast30Days,omitempty"`
 }
 
-type DataJobEditableProperties struct {
-	Description *string `json:"description,omitempty"`
+type DashboardUpdateInput struct {
+	Ownership          *OwnershipUpdate                   `json:"ownership,omitempty"`
+	GlobalTags         *GlobalTagsUpdate                  `json:"globalTags,omitempty"`
+	Tags               *GlobalTagsUpdate                  `json:"tags,omitempty"`
+	EditableProperties *DashboardEditablePropertiesUpdate `json:"editableProperties,omitempty"`
 }
 
-type DataJobProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type DataFlowEditablePropertiesUpdate struct {
+	Description string `json:"description"`
 }
 
-type DataPlatformInstance struct {
-	Urn        string        `json:"urn"`
-	Type       EntityType    `json:"type"`
-	Platform   *DataPlatform `json:"platform"`
-	InstanceID string        `json:"instanceId"`
+type DataFlowUpdateInput struct {
+	Ownership          *OwnershipUpdate                  `json:"ownership,omitempty"`
+	GlobalTags         *GlobalTagsUpdate                 `json:"globalTags,omitempty"`
+	Tags               *GlobalTagsUpdate                 `json:"tags,omitempty"`
+	EditableProperties *DataFlowEditablePropertiesUpdate `json:"editableProperties,omitempty"`
 }
 
-type DataPlatformProperties struct {
-	Type                 string  `json:"type"`
-	DisplayName          *string `json:"displayName,omitempty"`
-	DatasetNameDelimiter string  `json:"datasetNameDelimiter"`
-	LogoURL              *string `json:"logoUrl,omitempty"`
+type DataHubJSONConnectionInput struct {
+	Blob string `json:"blob"`
 }
 
-type DatasetEditableProperties struct {
+type DataHubViewDefinitionInput struct {
+	EntityTypes []EntityType            `json:"entityTypes"`
+	Filter      *DataHubViewFilterInput `json:"filter"`
+}
+
+type DataHubViewFilter struct {
+	Operator LogicalOperator `json:"operator"`
+	Filters  []*FacetFilter  `json:"filters"`
+}
+
+type DataHubViewFilterInput struct {
+	Operator LogicalOperator     `json:"operator"`
+	Filters  []*FacetFilterInput `json:"filters"`
+}
+
+type DataJobEditablePropertiesUpdate struct {
+	Description string `json:"description"`
+}
+
+type DataJobUpdateInput struct {
+	Ownership          *OwnershipUpdate                 `json:"ownership,omitempty"`
+	GlobalTags         *GlobalTagsUpdate                `json:"globalTags,omitempty"`
+	Tags               *GlobalTagsUpdate                `json:"tags,omitempty"`
+	EditableProperties *DataJobEditablePropertiesUpdate `json:"editableProperties,omitempty"`
+}
+
+type DataProcessInstanceResult struct {
+	Count *int                   `json:"count,omitempty"`
+	Start *int                   `json:"start,omitempty"`
+	Total *int                   `json:"total,omitempty"`
+	Runs  []*DataProcessInstance `json:"runs,omitempty"`
+}
+
+type DataQualityContractInput struct {
+	AssertionUrn string `json:"assertionUrn"`
+}
+
+type DatasetDeprecationUpdate struct {
+	Deprecated       bool   `json:"deprecated"`
+	DecommissionTime *int64 `json:"decommissionTime,omitempty"`
+	Note             string `json:"note"`
+}
+
+type DatasetEditablePropertiesUpdate struct {
+	Description string  `json:"description"`
 	Name        *string `json:"name,omitempty"`
-	Description *string `json:"description,omitempty"`
 }
 
-type DatasetProperties struct {
-	Name             string                   `json:"name"`
-	QualifiedName    *string                  `json:"qualifiedName,omitempty"`
-	Description      *string                  `json:"description,omitempty"`
-	Origin           FabricType               `json:"origin"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
-	Created          *int64                   `json:"created,omitempty"`
-	LastModified     *int64                   `json:"lastModified,omitempty"`
+type DatasetStatsSummary struct {
+	QueryCountLast30Days      *int        `json:"queryCountLast30Days,omitempty"`
+	UniqueUserCountLast30Days *int        `json:"uniqueUserCountLast30Days,omitempty"`
+	TopUsersLast30Days        []*CorpUser `json:"topUsersLast30Days,omitempty"`
 }
 
-type Deprecation struct {
-	Deprecated       bool    `json:"deprecated"`
-	DecommissionTime *int64  `json:"decommissionTime,omitempty"`
-	Note             *string `json:"note,omitempty"`
-	Actor            *string `json:"actor,omitempty"`
+type DatasetUpdateInput struct {
+	Ownership              *OwnershipUpdate                 `json:"ownership,omitempty"`
+	Deprecation            *DatasetDeprecationUpdate        `json:"deprecation,omitempty"`
+	InstitutionalMemory    *InstitutionalMemoryUpdate       `json:"institutionalMemory,omitempty"`
+	GlobalTags             *GlobalTagsUpdate                `json:"globalTags,omitempty"`
+	Tags                   *GlobalTagsUpdate                `json:"tags,omitempty"`
+	EditableSchemaMetadata *EditableSchemaMetadataUpdate    `json:"editableSchemaMetadata,omitempty"`
+	EditableProperties     *DatasetEditablePropertiesUpdate `json:"editableProperties,omitempty"`
+}
+
+type DateRange struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+type DeleteStructuredPropertyInput struct {
+	Urn string `json:"urn"`
 }
 
 type DescriptionUpdateInput struct {
@@ -434,25 +735,78 @@ type DescriptionUpdateInput struct {
 	SubResource     *string          `json:"subResource,omitempty"`
 }
 
-type DomainAssociation struct {
-	Domain        *Domain `json:"domain"`
-	AssociatedUrn string  `json:"associatedUrn"`
+type DisplayPropertiesUpdateInput struct {
+	ColorHex *string              `json:"colorHex,omitempty"`
+	Icon     *IconPropertiesInput `json:"icon,omitempty"`
 }
 
-type DomainProperties struct {
-	Name        string  `json:"name"`
-	Description *string `json:"description,omitempty"`
+type DocPropagationSettings struct {
+	DocColumnPropagation *bool `json:"docColumnPropagation,omitempty"`
 }
 
-type EditableSchemaFieldInfo struct {
-	FieldPath     string         `json:"fieldPath"`
-	Description   *string        `json:"description,omitempty"`
-	GlobalTags    *GlobalTags    `json:"globalTags,omitempty"`
-	GlossaryTerms *GlossaryTerms `json:"glossaryTerms,omitempty"`
+type DomainEntitiesInput struct {
+	Query   *string             `json:"query,omitempty"`
+	Start   *int                `json:"start,omitempty"`
+	Count   *int                `json:"count,omitempty"`
+	Filters []*FacetFilterInput `json:"filters,omitempty"`
 }
 
-type EditableSchemaMetadata struct {
-	EditableSchemaFieldInfo []*EditableSchemaFieldInfo `json:"editableSchemaFieldInfo"`
+type ERModelRelationshipEditablePropertiesUpdate struct {
+	Name        *string `json:"name,omitempty"`
+	Description string  `json:"description"`
+}
+
+type ERModelRelationshipPropertiesInput struct {
+	Name                      string                           `json:"name"`
+	Source                    string                           `json:"source"`
+	Destination               string                           `json:"destination"`
+	RelationshipFieldmappings []*RelationshipFieldMappingInput `json:"relationshipFieldmappings,omitempty"`
+	Created                   *bool                            `json:"created,omitempty"`
+	CreatedAt                 *int64                           `json:"createdAt,omitempty"`
+	CreatedBy                 *string                          `json:"createdBy,omitempty"`
+}
+
+type ERModelRelationshipUpdateInput struct {
+	Properties         *ERModelRelationshipPropertiesInput          `json:"properties,omitempty"`
+	EditableProperties *ERModelRelationshipEditablePropertiesUpdate `json:"editableProperties,omitempty"`
+}
+
+type EditableSchemaFieldInfoUpdate struct {
+	FieldPath   string            `json:"fieldPath"`
+	Description *string           `json:"description,omitempty"`
+	GlobalTags  *GlobalTagsUpdate `json:"globalTags,omitempty"`
+}
+
+type EditableSchemaMetadataUpdate struct {
+	EditableSchemaFieldInfo []*EditableSchemaFieldInfoUpdate `json:"editableSchemaFieldInfo"`
+}
+
+type EntityAssertionsResult struct {
+	Start      int          `json:"start"`
+	Count      int          `json:"count"`
+	Total      int          `json:"total"`
+	Assertions []*Assertion `json:"assertions"`
+}
+
+type EntityCountInput struct {
+	Types   []EntityType `json:"types,omitempty"`
+	ViewUrn *string      `json:"viewUrn,omitempty"`
+}
+
+type EntityCountResult struct {
+	EntityType EntityType `json:"entityType"`
+	Count      int        `json:"count"`
+}
+
+type EntityCountResults struct {
+	Counts []*EntityCountResult `json:"counts,omitempty"`
+}
+
+type EntityIncidentsResult struct {
+	Start     int         `json:"start"`
+	Count     int         `json:"count"`
+	Total     int         `json:"total"`
+	Incidents []*Incident `json:"incidents"`
 }
 
 type EntityLineageResult struct {
@@ -464,7 +818,45 @@ type EntityLineageResult struct {
 }
 
 type EntityPath struct {
-	Path []Entity `json:"path,omitempty"`
+	Path []Entity `json:"path"`
+}
+
+type EntityPrivileges struct {
+	CanManageChildren               *bool `json:"canManageChildren,omitempty"`
+	CanManageEntity                 *bool `json:"canManageEntity,omitempty"`
+	CanEditLineage                  *bool `json:"canEditLineage,omitempty"`
+	CanEditEmbed                    *bool `json:"canEditEmbed,omitempty"`
+	CanEditQueries                  *bool `json:"canEditQueries,omitempty"`
+	CanEditProperties               *bool `json:"canEditProperties,omitempty"`
+	CanEditTags                     *bool `json:"canEditTags,omitempty"`
+	CanEditGlossaryTerms            *bool `json:"canEditGlossaryTerms,omitempty"`
+	CanEditDescription              *bool `json:"canEditDescription,omitempty"`
+	CanEditLinks                    *bool `json:"canEditLinks,omitempty"`
+	CanEditDomains                  *bool `json:"canEditDomains,omitempty"`
+	CanEditDataProducts             *bool `json:"canEditDataProducts,omitempty"`
+	CanEditOwners                   *bool `json:"canEditOwners,omitempty"`
+	CanEditIncidents                *bool `json:"canEditIncidents,omitempty"`
+	CanEditAssertions               *bool `json:"canEditAssertions,omitempty"`
+	CanEditDeprecation              *bool `json:"canEditDeprecation,omitempty"`
+	CanEditSchemaFieldTags          *bool `json:"canEditSchemaFieldTags,omitempty"`
+	CanEditSchemaFieldGlossaryTerms *bool `json:"canEditSchemaFieldGlossaryTerms,omitempty"`
+	CanEditSchemaFieldDescription   *bool `json:"canEditSchemaFieldDescription,omitempty"`
+	CanViewDatasetUsage             *bool `json:"canViewDatasetUsage,omitempty"`
+	CanViewDatasetProfile           *bool `json:"canViewDatasetProfile,omitempty"`
+	CanViewDatasetOperations        *bool `json:"canViewDatasetOperations,omitempty"`
+}
+
+type EntityProfileConfig struct {
+	DefaultTab *string `json:"defaultTab,omitempty"`
+}
+
+type EntityProfileParams struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+type EntityProfilesConfig struct {
+	Domain *EntityProfileConfig `json:"domain,omitempty"`
 }
 
 type EntityRelationship struct {
@@ -481,6 +873,28 @@ type EntityRelationshipsResult struct {
 	Relationships []*EntityRelationship `json:"relationships"`
 }
 
+type EntityRequestContext struct {
+	Type EntityType `json:"type"`
+	Urn  string     `json:"urn"`
+}
+
+type EntityTypeToPlatforms struct {
+	EntityType EntityType `json:"entityType"`
+	Platforms  []string   `json:"platforms,omitempty"`
+}
+
+type ExtraProperty struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type FacetFilter struct {
+	Field     string          `json:"field"`
+	Condition *FilterOperator `json:"condition,omitempty"`
+	Values    []string        `json:"values"`
+	Negated   *bool           `json:"negated,omitempty"`
+}
+
 type FacetFilterInput struct {
 	Field     string          `json:"field"`
 	Value     *string         `json:"value,omitempty"`
@@ -492,7 +906,53 @@ type FacetFilterInput struct {
 type FacetMetadata struct {
 	Field        string                 `json:"field"`
 	DisplayName  *string                `json:"displayName,omitempty"`
+	Entity       Entity                 `json:"entity,omitempty"`
 	Aggregations []*AggregationMetadata `json:"aggregations"`
+}
+
+type FeatureFlagsConfig struct {
+	ReadOnlyModeEnabled               bool `json:"readOnlyModeEnabled"`
+	ShowSearchFiltersV2               bool `json:"showSearchFiltersV2"`
+	ShowBrowseV2                      bool `json:"showBrowseV2"`
+	PlatformBrowseV2                  bool `json:"platformBrowseV2"`
+	LineageGraphV2                    bool `json:"lineageGraphV2"`
+	ShowAcrylInfo                     bool `json:"showAcrylInfo"`
+	ErModelRelationshipFeatureEnabled bool `json:"erModelRelationshipFeatureEnabled"`
+	ShowAccessManagement              bool `json:"showAccessManagement"`
+	NestedDomainsEnabled              bool `json:"nestedDomainsEnabled"`
+	BusinessAttributeEntityEnabled    bool `json:"businessAttributeEntityEnabled"`
+	DataContractsEnabled              bool `json:"dataContractsEnabled"`
+	EditableDatasetNameEnabled        bool `json:"editableDatasetNameEnabled"`
+	ThemeV2Enabled                    bool `json:"themeV2Enabled"`
+	ThemeV2Default                    bool `json:"themeV2Default"`
+	ThemeV2Toggleable                 bool `json:"themeV2Toggleable"`
+	SchemaFieldCLLEnabled             bool `json:"schemaFieldCLLEnabled"`
+	ShowSeparateSiblings              bool `json:"showSeparateSiblings"`
+	ShowManageStructuredProperties    bool `json:"showManageStructuredProperties"`
+	HideDbtSourceInLineage            bool `json:"hideDbtSourceInLineage"`
+	SchemaFieldLineageIgnoreStatus    bool `json:"schemaFieldLineageIgnoreStatus"`
+	ShowNavBarRedesign                bool `json:"showNavBarRedesign"`
+	ShowAutoCompleteResults           bool `json:"showAutoCompleteResults"`
+	EntityVersioningEnabled           bool `json:"entityVersioningEnabled"`
+	ShowHasSiblingsFilter             bool `json:"showHasSiblingsFilter"`
+	ShowSearchBarAutocompleteRedesign bool `json:"showSearchBarAutocompleteRedesign"`
+	ShowManageTags                    bool `json:"showManageTags"`
+	ShowIntroducePage                 bool `json:"showIntroducePage"`
+	ShowIngestionPageRedesign         bool `json:"showIngestionPageRedesign"`
+	ShowLineageExpandMore             bool `json:"showLineageExpandMore"`
+}
+
+type FieldUsageCounts struct {
+	FieldName *string `json:"fieldName,omitempty"`
+	Count     *int    `json:"count,omitempty"`
+}
+
+type FilterInput struct {
+	And []*FacetFilterInput `json:"and"`
+}
+
+type FreshnessContractInput struct {
+	AssertionUrn string `json:"assertionUrn"`
 }
 
 type GetAccessTokenInput struct {
@@ -501,57 +961,136 @@ type GetAccessTokenInput struct {
 	Duration AccessTokenDuration `json:"duration"`
 }
 
+type GetGrantedPrivilegesInput struct {
+	ActorUrn                 string        `json:"actorUrn"`
+	ResourceSpec             *ResourceSpec `json:"resourceSpec,omitempty"`
+	IncludeEvaluationDetails *bool         `json:"includeEvaluationDetails,omitempty"`
+}
+
 type GetInviteTokenInput struct {
 	RoleUrn *string `json:"roleUrn,omitempty"`
 }
 
-type GlobalTags struct {
-	Tags []*TagAssociation `json:"tags,omitempty"`
+type GetQuickFiltersInput struct {
+	ViewUrn *string `json:"viewUrn,omitempty"`
 }
 
-type GlossaryNodeProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type GetQuickFiltersResult struct {
+	QuickFilters []*QuickFilter `json:"quickFilters"`
 }
 
-type GlossaryTermAssociation struct {
-	Term          *GlossaryTerm `json:"term"`
-	Actor         *CorpUser     `json:"actor,omitempty"`
-	AssociatedUrn string        `json:"associatedUrn"`
-	Context       *string       `json:"context,omitempty"`
+type GetRootGlossaryEntitiesInput struct {
+	Start int `json:"start"`
+	Count int `json:"count"`
 }
 
-type GlossaryTermInfo struct {
-	ID               *string                  `json:"id,omitempty"`
-	Name             *string                  `json:"name,omitempty"`
-	Description      *string                  `json:"description,omitempty"`
-	Definition       string                   `json:"definition"`
-	TermSource       string                   `json:"termSource"`
-	SourceRef        *string                  `json:"sourceRef,omitempty"`
-	SourceURL        *string                  `json:"sourceUrl,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type GetRootGlossaryNodesResult struct {
+	Nodes []*GlossaryNode `json:"nodes"`
+	Start int             `json:"start"`
+	Count int             `json:"count"`
+	Total int             `json:"total"`
 }
 
-type GlossaryTermProperties struct {
-	Name             string                   `json:"name"`
-	Description      *string                  `json:"description,omitempty"`
-	Definition       string                   `json:"definition"`
-	TermSource       string                   `json:"termSource"`
-	SourceRef        *string                  `json:"sourceRef,omitempty"`
-	SourceURL        *string                  `json:"sourceUrl,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type GetRootGlossaryTermsResult struct {
+	Terms []*GlossaryTerm `json:"terms"`
+	Start int             `json:"start"`
+	Count int             `json:"count"`
+	Total int             `json:"total"`
 }
 
-type GlossaryTerms struct {
-	Terms []*GlossaryTermAssociation `json:"terms,omitempty"`
+type GetSchemaBlameInput struct {
+	DatasetUrn string  `json:"datasetUrn"`
+	Version    *string `json:"version,omitempty"`
+}
+
+type GetSchemaBlameResult struct {
+	Version              *SemanticVersionStruct `json:"version,omitempty"`
+	SchemaFieldBlameList []*SchemaFieldBlame    `json:"schemaFieldBlameList,omitempty"`
+}
+
+type GetSchemaVersionListInput struct {
+	DatasetUrn string `json:"datasetUrn"`
+}
+
+type GetSchemaVersionListResult struct {
+	LatestVersion       *SemanticVersionStruct   `json:"latestVersion,omitempty"`
+	SemanticVersionList []*SemanticVersionStruct `json:"semanticVersionList,omitempty"`
+}
+
+type GetTimelineInput struct {
+	Urn              string               `json:"urn"`
+	ChangeCategories []ChangeCategoryType `json:"changeCategories,omitempty"`
+}
+
+type GetTimelineResult struct {
+	ChangeTransactions []*ChangeTransaction `json:"changeTransactions"`
+}
+
+type GlobalTagsUpdate struct {
+	Tags []*TagAssociationUpdate `json:"tags,omitempty"`
+}
+
+type GlobalViewsSettings struct {
+	DefaultView *string `json:"defaultView,omitempty"`
+}
+
+type GlossaryNodeChildrenCount struct {
+	TermsCount int `json:"termsCount"`
+	NodesCount int `json:"nodesCount"`
+}
+
+type GroupingCriterion struct {
+	BaseEntityType     *EntityType `json:"baseEntityType,omitempty"`
+	GroupingEntityType EntityType  `json:"groupingEntityType"`
+}
+
+type GroupingSpec struct {
+	GroupingCriteria []*GroupingCriterion `json:"groupingCriteria,omitempty"`
+}
+
+type Health struct {
+	Type    HealthStatusType `json:"type"`
+	Status  HealthStatus     `json:"status"`
+	Message *string          `json:"message,omitempty"`
+	Causes  []string         `json:"causes,omitempty"`
+}
+
+type Highlight struct {
+	Value int    `json:"value"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
+}
+
+type HomePageConfig struct {
+	FirstInPersonalSidebar PersonalSidebarSection `json:"firstInPersonalSidebar"`
+}
+
+type IconPropertiesInput struct {
+	IconLibrary *IconLibrary `json:"iconLibrary,omitempty"`
+	Name        *string      `json:"name,omitempty"`
+	Style       *string      `json:"style,omitempty"`
+}
+
+type IdentityManagementConfig struct {
+	Enabled bool `json:"enabled"`
+}
+
+type IncidentSourceInput struct {
+	Type IncidentSourceType `json:"type"`
+}
+
+type IncidentStatusInput struct {
+	State   IncidentState  `json:"state"`
+	Stage   *IncidentStage `json:"stage,omitempty"`
+	Message *string        `json:"message,omitempty"`
 }
 
 type IngestionConfig struct {
-	Recipe     string  `json:"recipe"`
-	Version    *string `json:"version,omitempty"`
-	ExecutorID string  `json:"executorId"`
-	DebugMode  *bool   `json:"debugMode,omitempty"`
+	Recipe     string            `json:"recipe"`
+	ExecutorID string            `json:"executorId"`
+	Version    *string           `json:"version,omitempty"`
+	DebugMode  *bool             `json:"debugMode,omitempty"`
+	ExtraArgs  []*StringMapEntry `json:"extraArgs,omitempty"`
 }
 
 type IngestionSchedule struct {
@@ -560,47 +1099,98 @@ type IngestionSchedule struct {
 }
 
 type IngestionSource struct {
-	Urn      string             `json:"urn"`
-	Type     string             `json:"type"`
-	Name     string             `json:"name"`
-	Schedule *IngestionSchedule `json:"schedule,omitempty"`
-	Config   *IngestionConfig   `json:"config"`
+	Urn                       string                            `json:"urn"`
+	Type                      string                            `json:"type"`
+	Name                      string                            `json:"name"`
+	Schedule                  *IngestionSchedule                `json:"schedule,omitempty"`
+	Platform                  *DataPlatform                     `json:"platform,omitempty"`
+	Config                    *IngestionConfig                  `json:"config"`
+	Executions                *IngestionSourceExecutionRequests `json:"executions,omitempty"`
+	Ownership                 *Ownership                        `json:"ownership,omitempty"`
+	LatestSuccessfulExecution *ExecutionRequest                 `json:"latestSuccessfulExecution,omitempty"`
 }
 
-type InstitutionalMemory struct {
-	Elements []*InstitutionalMemoryMetadata `json:"elements"`
+type IngestionSourceExecutionRequests struct {
+	Start             *int                `json:"start,omitempty"`
+	Count             *int                `json:"count,omitempty"`
+	Total             *int                `json:"total,omitempty"`
+	ExecutionRequests []*ExecutionRequest `json:"executionRequests"`
 }
 
-type InstitutionalMemoryMetadata struct {
-	URL           string      `json:"url"`
-	Label         string      `json:"label"`
-	Author        *CorpUser   `json:"author"`
-	Description   string      `json:"description"`
-	Created       *AuditStamp `json:"created"`
-	AssociatedUrn string      `json:"associatedUrn"`
+type InstitutionalMemoryMetadataUpdate struct {
+	URL         string  `json:"url"`
+	Description *string `json:"description,omitempty"`
+	Author      string  `json:"author"`
+	CreatedAt   *int64  `json:"createdAt,omitempty"`
+}
+
+type InstitutionalMemoryUpdate struct {
+	Elements []*InstitutionalMemoryMetadataUpdate `json:"elements"`
 }
 
 type InviteToken struct {
 	InviteToken string `json:"inviteToken"`
 }
 
+type KeyValueSchema struct {
+	KeySchema   string `json:"keySchema"`
+	ValueSchema string `json:"valueSchema"`
+}
+
+func (KeyValueSchema) IsPlatformSchema() {}
+
+type LineageConfig struct {
+	SupportsImpactAnalysis bool `json:"supportsImpactAnalysis"`
+}
+
+type LineageEdge struct {
+	DownstreamUrn string `json:"downstreamUrn"`
+	UpstreamUrn   string `json:"upstreamUrn"`
+}
+
+type LineageFlags struct {
+	EntitiesExploredPerHopLimit *int                     `json:"entitiesExploredPerHopLimit,omitempty"`
+	StartTimeMillis             *int64                   `json:"startTimeMillis,omitempty"`
+	EndTimeMillis               *int64                   `json:"endTimeMillis,omitempty"`
+	IgnoreAsHops                []*EntityTypeToPlatforms `json:"ignoreAsHops,omitempty"`
+}
+
 type LineageInput struct {
-	Direction        LineageDirection `json:"direction"`
-	Start            *int             `json:"start,omitempty"`
-	Count            *int             `json:"count,omitempty"`
-	SeparateSiblings *bool            `json:"separateSiblings,omitempty"`
-	StartTimeMillis  *int64           `json:"startTimeMillis,omitempty"`
-	EndTimeMillis    *int64           `json:"endTimeMillis,omitempty"`
+	Direction            LineageDirection `json:"direction"`
+	Start                *int             `json:"start,omitempty"`
+	Count                *int             `json:"count,omitempty"`
+	SeparateSiblings     *bool            `json:"separateSiblings,omitempty"`
+	StartTimeMillis      *int64           `json:"startTimeMillis,omitempty"`
+	EndTimeMillis        *int64           `json:"endTimeMillis,omitempty"`
+	IncludeGhostEntities *bool            `json:"includeGhostEntities,omitempty"`
 }
 
 type LineageRelationship struct {
-	Type   string        `json:"type"`
-	Entity Entity        `json:"entity,omitempty"`
-	Degree int           `json:"degree"`
-	Paths  []*EntityPath `json:"paths,omitempty"`
+	Type         string        `json:"type"`
+	Entity       Entity        `json:"entity,omitempty"`
+	Degree       int           `json:"degree"`
+	CreatedOn    *int64        `json:"createdOn,omitempty"`
+	CreatedActor Entity        `json:"createdActor,omitempty"`
+	UpdatedOn    *int64        `json:"updatedOn,omitempty"`
+	UpdatedActor Entity        `json:"updatedActor,omitempty"`
+	IsManual     *bool         `json:"isManual,omitempty"`
+	Paths        []*EntityPath `json:"paths,omitempty"`
 }
 
-// Filters: actorUrn and ownerUrn (EQUAL).
+type LinkParams struct {
+	SearchParams        *SearchParams        `json:"searchParams,omitempty"`
+	EntityProfileParams *EntityProfileParams `json:"entityProfileParams,omitempty"`
+}
+
+type LinkVersionInput struct {
+	VersionSet      string  `json:"versionSet"`
+	LinkedEntity    string  `json:"linkedEntity"`
+	Version         string  `json:"version"`
+	SourceTimestamp *int64  `json:"sourceTimestamp,omitempty"`
+	SourceCreator   *string `json:"sourceCreator,omitempty"`
+	Comment         *string `json:"comment,omitempty"`
+}
+
 type ListAccessTokenInput struct {
 	Start   *int                `json:"start,omitempty"`
 	Count   *int                `json:"count,omitempty"`
@@ -612,6 +1202,19 @@ type ListAccessTokenResult struct {
 	Count  int                    `json:"count"`
 	Total  int                    `json:"total"`
 	Tokens []*AccessTokenMetadata `json:"tokens"`
+}
+
+type ListBusinessAttributesInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
+type ListBusinessAttributesResult struct {
+	Start              int                  `json:"start"`
+	Count              int                  `json:"count"`
+	Total              int                  `json:"total"`
+	BusinessAttributes []*BusinessAttribute `json:"businessAttributes"`
 }
 
 type ListDomainsInput struct {
@@ -628,6 +1231,21 @@ type ListDomainsResult struct {
 	Domains []*Domain `json:"domains"`
 }
 
+type ListExecutionRequestsInput struct {
+	Start         *int                `json:"start,omitempty"`
+	Count         *int                `json:"count,omitempty"`
+	Query         *string             `json:"query,omitempty"`
+	Filters       []*FacetFilterInput `json:"filters,omitempty"`
+	Sort          *SortCriterion      `json:"sort,omitempty"`
+	SystemSources *bool               `json:"systemSources,omitempty"`
+}
+
+type ListGlobalViewsInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
 type ListGroupsInput struct {
 	Start *int    `json:"start,omitempty"`
 	Count *int    `json:"count,omitempty"`
@@ -641,12 +1259,12 @@ type ListGroupsResult struct {
 	Groups []*CorpGroup `json:"groups"`
 }
 
-// query matches the source name (case-insensitive substring).
 type ListIngestionSourcesInput struct {
 	Start   *int                `json:"start,omitempty"`
 	Count   *int                `json:"count,omitempty"`
 	Query   *string             `json:"query,omitempty"`
 	Filters []*FacetFilterInput `json:"filters,omitempty"`
+	Sort    *SortCriterion      `json:"sort,omitempty"`
 }
 
 type ListIngestionSourcesResult struct {
@@ -656,7 +1274,27 @@ type ListIngestionSourcesResult struct {
 	IngestionSources []*IngestionSource `json:"ingestionSources"`
 }
 
-// query matches the policy name and description (case-insensitive substring).
+type ListMyViewsInput struct {
+	Start    *int             `json:"start,omitempty"`
+	Count    *int             `json:"count,omitempty"`
+	Query    *string          `json:"query,omitempty"`
+	ViewType *DataHubViewType `json:"viewType,omitempty"`
+}
+
+type ListOwnershipTypesInput struct {
+	Start   *int                `json:"start,omitempty"`
+	Count   *int                `json:"count,omitempty"`
+	Query   *string             `json:"query,omitempty"`
+	Filters []*FacetFilterInput `json:"filters,omitempty"`
+}
+
+type ListOwnershipTypesResult struct {
+	Start          int                    `json:"start"`
+	Count          int                    `json:"count"`
+	Total          int                    `json:"total"`
+	OwnershipTypes []*OwnershipTypeEntity `json:"ownershipTypes"`
+}
+
 type ListPoliciesInput struct {
 	Start     *int              `json:"start,omitempty"`
 	Count     *int              `json:"count,omitempty"`
@@ -669,6 +1307,88 @@ type ListPoliciesResult struct {
 	Count    int       `json:"count"`
 	Total    int       `json:"total"`
 	Policies []*Policy `json:"policies"`
+}
+
+type ListPostsInput struct {
+	Start       *int              `json:"start,omitempty"`
+	Count       *int              `json:"count,omitempty"`
+	Query       *string           `json:"query,omitempty"`
+	ResourceUrn *string           `json:"resourceUrn,omitempty"`
+	OrFilters   []*AndFilterInput `json:"orFilters,omitempty"`
+}
+
+type ListPostsResult struct {
+	Start int     `json:"start"`
+	Count int     `json:"count"`
+	Total int     `json:"total"`
+	Posts []*Post `json:"posts"`
+}
+
+type ListQueriesInput struct {
+	Start      *int              `json:"start,omitempty"`
+	Count      *int              `json:"count,omitempty"`
+	Query      *string           `json:"query,omitempty"`
+	Source     *QuerySource      `json:"source,omitempty"`
+	DatasetUrn *string           `json:"datasetUrn,omitempty"`
+	SortInput  *SortQueriesInput `json:"sortInput,omitempty"`
+	OrFilters  []*AndFilterInput `json:"orFilters,omitempty"`
+}
+
+type ListQueriesResult struct {
+	Start   int            `json:"start"`
+	Count   int            `json:"count"`
+	Total   int            `json:"total"`
+	Queries []*QueryEntity `json:"queries"`
+}
+
+type ListRecommendationsInput struct {
+	UserUrn        string                        `json:"userUrn"`
+	RequestContext *RecommendationRequestContext `json:"requestContext,omitempty"`
+	Limit          *int                          `json:"limit,omitempty"`
+	ViewUrn        *string                       `json:"viewUrn,omitempty"`
+}
+
+type ListRecommendationsResult struct {
+	Modules []*RecommendationModule `json:"modules"`
+}
+
+type ListRolesInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
+type ListRolesResult struct {
+	Start int            `json:"start"`
+	Count int            `json:"count"`
+	Total int            `json:"total"`
+	Roles []*DataHubRole `json:"roles"`
+}
+
+type ListSecretsInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
+type ListSecretsResult struct {
+	Start   *int      `json:"start,omitempty"`
+	Count   *int      `json:"count,omitempty"`
+	Total   *int      `json:"total,omitempty"`
+	Secrets []*Secret `json:"secrets"`
+}
+
+type ListTestsInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
+type ListTestsResult struct {
+	Start int     `json:"start"`
+	Count int     `json:"count"`
+	Total int     `json:"total"`
+	Tests []*Test `json:"tests"`
 }
 
 type ListUsersInput struct {
@@ -684,33 +1404,56 @@ type ListUsersResult struct {
 	Users []*CorpUser `json:"users"`
 }
 
-type MLModelEditableProperties struct {
-	Description *string `json:"description,omitempty"`
+type ListViewsResult struct {
+	Start int            `json:"start"`
+	Count int            `json:"count"`
+	Total int            `json:"total"`
+	Views []*DataHubView `json:"views"`
 }
 
-type MLModelProperties struct {
-	Name             *string                  `json:"name,omitempty"`
-	Description      *string                  `json:"description,omitempty"`
-	Date             *int64                   `json:"date,omitempty"`
-	Version          *string                  `json:"version,omitempty"`
-	Type             *string                  `json:"type,omitempty"`
-	ExternalURL      *string                  `json:"externalUrl,omitempty"`
-	CustomProperties []*CustomPropertiesEntry `json:"customProperties,omitempty"`
+type ManagedIngestionConfig struct {
+	Enabled bool `json:"enabled"`
 }
 
 type MatchedField struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Entity Entity `json:"entity,omitempty"`
+}
+
+type MetadataAnalyticsInput struct {
+	EntityType *EntityType `json:"entityType,omitempty"`
+	Domain     *string     `json:"domain,omitempty"`
+	Query      *string     `json:"query,omitempty"`
+}
+
+type MoveDomainInput struct {
+	ParentDomain *string `json:"parentDomain,omitempty"`
+	ResourceUrn  string  `json:"resourceUrn"`
 }
 
 type Mutation struct {
 }
 
-type Owner struct {
-	Owner         OwnerType            `json:"owner"`
-	Type          *OwnershipType       `json:"type,omitempty"`
-	OwnershipType *OwnershipTypeEntity `json:"ownershipType,omitempty"`
-	AssociatedUrn string               `json:"associatedUrn"`
+type NamedBar struct {
+	Name     string        `json:"name"`
+	Segments []*BarSegment `json:"segments"`
+}
+
+type NamedLine struct {
+	Name string              `json:"name"`
+	Data []*NumericDataPoint `json:"data"`
+}
+
+type NumberValue struct {
+	NumberValue float64 `json:"numberValue"`
+}
+
+func (NumberValue) IsPropertyValue() {}
+
+type NumericDataPoint struct {
+	X string `json:"x"`
+	Y int    `json:"y"`
 }
 
 type OwnerInput struct {
@@ -720,14 +1463,24 @@ type OwnerInput struct {
 	OwnershipTypeUrn *string         `json:"ownershipTypeUrn,omitempty"`
 }
 
-type Ownership struct {
-	Owners       []*Owner    `json:"owners,omitempty"`
-	LastModified *AuditStamp `json:"lastModified"`
+type OwnerUpdate struct {
+	Owner            string         `json:"owner"`
+	Type             *OwnershipType `json:"type,omitempty"`
+	OwnershipTypeUrn *string        `json:"ownershipTypeUrn,omitempty"`
 }
 
-type OwnershipTypeEntity struct {
-	Urn  string     `json:"urn"`
-	Type EntityType `json:"type"`
+type OwnershipUpdate struct {
+	Owners []*OwnerUpdate `json:"owners"`
+}
+
+type ParentContainersResult struct {
+	Count      int          `json:"count"`
+	Containers []*Container `json:"containers"`
+}
+
+type ParentDomainsResult struct {
+	Count   int      `json:"count"`
+	Domains []Entity `json:"domains"`
 }
 
 type ParentNodesResult struct {
@@ -740,17 +1493,31 @@ type PlatformPrivileges struct {
 	ManagePolicies               bool `json:"managePolicies"`
 	ManageIdentities             bool `json:"manageIdentities"`
 	GeneratePersonalAccessTokens bool `json:"generatePersonalAccessTokens"`
+	CreateDomains                bool `json:"createDomains"`
+	ManageDomains                bool `json:"manageDomains"`
 	ManageIngestion              bool `json:"manageIngestion"`
 	ManageSecrets                bool `json:"manageSecrets"`
-	ManageDomains                bool `json:"manageDomains"`
+	ManageTokens                 bool `json:"manageTokens"`
+	ViewTests                    bool `json:"viewTests"`
 	ManageTests                  bool `json:"manageTests"`
 	ManageGlossaries             bool `json:"manageGlossaries"`
 	ManageUserCredentials        bool `json:"manageUserCredentials"`
-	ManageTags                   bool `json:"manageTags"`
-	CreateDomains                bool `json:"createDomains"`
 	CreateTags                   bool `json:"createTags"`
+	ManageTags                   bool `json:"manageTags"`
+	ViewManageTags               bool `json:"viewManageTags"`
 	ManageGlobalViews            bool `json:"manageGlobalViews"`
 	ManageOwnershipTypes         bool `json:"manageOwnershipTypes"`
+	ManageGlobalAnnouncements    bool `json:"manageGlobalAnnouncements"`
+	CreateBusinessAttributes     bool `json:"createBusinessAttributes"`
+	ManageBusinessAttributes     bool `json:"manageBusinessAttributes"`
+	ManageStructuredProperties   bool `json:"manageStructuredProperties"`
+	ViewStructuredPropertiesPage bool `json:"viewStructuredPropertiesPage"`
+}
+
+type PoliciesConfig struct {
+	Enabled            bool                  `json:"enabled"`
+	PlatformPrivileges []*Privilege          `json:"platformPrivileges"`
+	ResourcePrivileges []*ResourcePrivileges `json:"resourcePrivileges"`
 }
 
 type Policy struct {
@@ -778,7 +1545,8 @@ type PolicyMatchCriterionInput struct {
 }
 
 type PolicyMatchCriterionValue struct {
-	Value string `json:"value"`
+	Value  string `json:"value"`
+	Entity Entity `json:"entity,omitempty"`
 }
 
 type PolicyMatchFilter struct {
@@ -799,7 +1567,93 @@ type PolicyUpdateInput struct {
 	Actors      *ActorFilterInput    `json:"actors"`
 }
 
+type Privilege struct {
+	Type        string  `json:"type"`
+	DisplayName *string `json:"displayName,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
+type Privileges struct {
+	Privileges []string `json:"privileges"`
+}
+
+type PropertyValueInput struct {
+	StringValue *string  `json:"stringValue,omitempty"`
+	NumberValue *float64 `json:"numberValue,omitempty"`
+}
+
+type QueriesTabConfig struct {
+	QueriesTabResultSize *int `json:"queriesTabResultSize,omitempty"`
+}
+
 type Query struct {
+}
+
+type QueryStatementInput struct {
+	Value    string        `json:"value"`
+	Language QueryLanguage `json:"language"`
+}
+
+type QuickFilter struct {
+	Field  string `json:"field"`
+	Value  string `json:"value"`
+	Entity Entity `json:"entity,omitempty"`
+}
+
+type RaiseIncidentInput struct {
+	Type         IncidentType         `json:"type"`
+	CustomType   *string              `json:"customType,omitempty"`
+	Title        *string              `json:"title,omitempty"`
+	Description  *string              `json:"description,omitempty"`
+	ResourceUrn  *string              `json:"resourceUrn,omitempty"`
+	ResourceUrns []string             `json:"resourceUrns,omitempty"`
+	StartedAt    *int64               `json:"startedAt,omitempty"`
+	Source       *IncidentSourceInput `json:"source,omitempty"`
+	Status       *IncidentStatusInput `json:"status,omitempty"`
+	Priority     *IncidentPriority    `json:"priority,omitempty"`
+	AssigneeUrns []string             `json:"assigneeUrns,omitempty"`
+}
+
+type RawAspect struct {
+	AspectName string            `json:"aspectName"`
+	Payload    *string           `json:"payload,omitempty"`
+	RenderSpec *AspectRenderSpec `json:"renderSpec,omitempty"`
+}
+
+type RecommendationContent struct {
+	Value  string                `json:"value"`
+	Entity Entity                `json:"entity,omitempty"`
+	Params *RecommendationParams `json:"params,omitempty"`
+}
+
+type RecommendationModule struct {
+	Title      string                   `json:"title"`
+	ModuleID   string                   `json:"moduleId"`
+	RenderType RecommendationRenderType `json:"renderType"`
+	Content    []*RecommendationContent `json:"content"`
+}
+
+type RecommendationParams struct {
+	SearchParams        *SearchParams        `json:"searchParams,omitempty"`
+	EntityProfileParams *EntityProfileParams `json:"entityProfileParams,omitempty"`
+	ContentParams       *ContentParams       `json:"contentParams,omitempty"`
+}
+
+type RecommendationRequestContext struct {
+	Scenario             ScenarioType          `json:"scenario"`
+	SearchRequestContext *SearchRequestContext `json:"searchRequestContext,omitempty"`
+	EntityRequestContext *EntityRequestContext `json:"entityRequestContext,omitempty"`
+}
+
+type RelatedTermsInput struct {
+	Urn              string               `json:"urn"`
+	TermUrns         []string             `json:"termUrns"`
+	RelationshipType TermRelationshipType `json:"relationshipType"`
+}
+
+type RelationshipFieldMappingInput struct {
+	SourceField      *string `json:"sourceField,omitempty"`
+	DestinationField *string `json:"destinationField,omitempty"`
 }
 
 type RelationshipsInput struct {
@@ -815,10 +1669,20 @@ type RemoveGroupMembersInput struct {
 	UserUrns []string `json:"userUrns"`
 }
 
+type RemoveLinkInput struct {
+	LinkURL     string `json:"linkUrl"`
+	ResourceUrn string `json:"resourceUrn"`
+}
+
 type RemoveOwnerInput struct {
 	OwnerUrn         string  `json:"ownerUrn"`
 	OwnershipTypeUrn *string `json:"ownershipTypeUrn,omitempty"`
 	ResourceUrn      string  `json:"resourceUrn"`
+}
+
+type RemoveStructuredPropertiesInput struct {
+	AssetUrn               string   `json:"assetUrn"`
+	StructuredPropertyUrns []string `json:"structuredPropertyUrns"`
 }
 
 type ResetToken struct {
@@ -839,39 +1703,100 @@ type ResourceFilterInput struct {
 	Filter       *PolicyMatchFilterInput `json:"filter,omitempty"`
 }
 
+type ResourcePrivileges struct {
+	ResourceType            string       `json:"resourceType"`
+	ResourceTypeDisplayName *string      `json:"resourceTypeDisplayName,omitempty"`
+	EntityType              *EntityType  `json:"entityType,omitempty"`
+	Privileges              []*Privilege `json:"privileges"`
+}
+
 type ResourceRefInput struct {
 	ResourceUrn     string           `json:"resourceUrn"`
 	SubResourceType *SubResourceType `json:"subResourceType,omitempty"`
 	SubResource     *string          `json:"subResource,omitempty"`
 }
 
-type SchemaField struct {
-	FieldPath         string              `json:"fieldPath"`
-	JSONPath          *string             `json:"jsonPath,omitempty"`
-	Label             *string             `json:"label,omitempty"`
-	Nullable          bool                `json:"nullable"`
-	Description       *string             `json:"description,omitempty"`
-	Type              SchemaFieldDataType `json:"type"`
-	NativeDataType    *string             `json:"nativeDataType,omitempty"`
-	Recursive         bool                `json:"recursive"`
-	GlobalTags        *GlobalTags         `json:"globalTags,omitempty"`
-	GlossaryTerms     *GlossaryTerms      `json:"glossaryTerms,omitempty"`
-	IsPartOfKey       *bool               `json:"isPartOfKey,omitempty"`
-	IsPartitioningKey *bool               `json:"isPartitioningKey,omitempty"`
-	JSONProps         *string             `json:"jsonProps,omitempty"`
+type ResourceSpec struct {
+	ResourceType EntityType `json:"resourceType"`
+	ResourceUrn  string     `json:"resourceUrn"`
 }
 
-type SchemaMetadata struct {
-	AspectVersion *int64         `json:"aspectVersion,omitempty"`
-	DatasetUrn    *string        `json:"datasetUrn,omitempty"`
-	Name          string         `json:"name"`
-	PlatformUrn   string         `json:"platformUrn"`
-	Version       int64          `json:"version"`
-	Cluster       *string        `json:"cluster,omitempty"`
-	Hash          string         `json:"hash"`
-	Fields        []*SchemaField `json:"fields"`
-	PrimaryKeys   []string       `json:"primaryKeys,omitempty"`
-	CreatedAt     *int64         `json:"createdAt,omitempty"`
+type RollbackIngestionInput struct {
+	RunID string `json:"runId"`
+}
+
+type Row struct {
+	Values []string `json:"values"`
+	Cells  []*Cell  `json:"cells,omitempty"`
+}
+
+type Schema struct {
+	Fields       []*SchemaField `json:"fields"`
+	LastObserved *int64         `json:"lastObserved,omitempty"`
+}
+
+type SchemaContractInput struct {
+	AssertionUrn string `json:"assertionUrn"`
+}
+
+type SchemaFieldBlame struct {
+	FieldPath         string             `json:"fieldPath"`
+	SchemaFieldChange *SchemaFieldChange `json:"schemaFieldChange"`
+}
+
+type SchemaFieldChange struct {
+	TimestampMillis       int64   `json:"timestampMillis"`
+	LastSemanticVersion   string  `json:"lastSemanticVersion"`
+	VersionStamp          string  `json:"versionStamp"`
+	LastSchemaFieldChange *string `json:"lastSchemaFieldChange,omitempty"`
+}
+
+type SchemaFieldRef struct {
+	Urn  string `json:"urn"`
+	Path string `json:"path"`
+}
+
+type ScrollAcrossEntitiesInput struct {
+	Types       []EntityType      `json:"types,omitempty"`
+	Query       string            `json:"query"`
+	ScrollID    *string           `json:"scrollId,omitempty"`
+	KeepAlive   *string           `json:"keepAlive,omitempty"`
+	Count       *int              `json:"count,omitempty"`
+	OrFilters   []*AndFilterInput `json:"orFilters,omitempty"`
+	ViewUrn     *string           `json:"viewUrn,omitempty"`
+	SearchFlags *SearchFlags      `json:"searchFlags,omitempty"`
+	SortInput   *SearchSortInput  `json:"sortInput,omitempty"`
+}
+
+type ScrollAcrossLineageInput struct {
+	Urn             *string           `json:"urn,omitempty"`
+	Direction       LineageDirection  `json:"direction"`
+	Types           []EntityType      `json:"types,omitempty"`
+	Query           *string           `json:"query,omitempty"`
+	ScrollID        *string           `json:"scrollId,omitempty"`
+	KeepAlive       *string           `json:"keepAlive,omitempty"`
+	Count           *int              `json:"count,omitempty"`
+	OrFilters       []*AndFilterInput `json:"orFilters,omitempty"`
+	StartTimeMillis *int64            `json:"startTimeMillis,omitempty"`
+	EndTimeMillis   *int64            `json:"endTimeMillis,omitempty"`
+	SearchFlags     *SearchFlags      `json:"searchFlags,omitempty"`
+	LineageFlags    *LineageFlags     `json:"lineageFlags,omitempty"`
+}
+
+type ScrollAcrossLineageResults struct {
+	NextScrollID  *string                      `json:"nextScrollId,omitempty"`
+	Count         int                          `json:"count"`
+	Total         int                          `json:"total"`
+	SearchResults []*SearchAcrossLineageResult `json:"searchResults"`
+	Facets        []*FacetMetadata             `json:"facets,omitempty"`
+}
+
+type ScrollResults struct {
+	NextScrollID  *string          `json:"nextScrollId,omitempty"`
+	Count         int              `json:"count"`
+	Total         int              `json:"total"`
+	SearchResults []*SearchResult  `json:"searchResults"`
+	Facets        []*FacetMetadata `json:"facets,omitempty"`
 }
 
 type SearchAcrossEntitiesInput struct {
@@ -881,43 +1806,65 @@ type SearchAcrossEntitiesInput struct {
 	Count       *int                `json:"count,omitempty"`
 	Filters     []*FacetFilterInput `json:"filters,omitempty"`
 	OrFilters   []*AndFilterInput   `json:"orFilters,omitempty"`
+	ViewUrn     *string             `json:"viewUrn,omitempty"`
 	SearchFlags *SearchFlags        `json:"searchFlags,omitempty"`
+	SortInput   *SearchSortInput    `json:"sortInput,omitempty"`
 }
 
 type SearchAcrossLineageInput struct {
-	Urn         *string             `json:"urn,omitempty"`
-	Direction   LineageDirection    `json:"direction"`
-	Types       []EntityType        `json:"types,omitempty"`
-	Query       *string             `json:"query,omitempty"`
-	Start       *int                `json:"start,omitempty"`
-	Count       *int                `json:"count,omitempty"`
-	Filters     []*FacetFilterInput `json:"filters,omitempty"`
-	OrFilters   []*AndFilterInput   `json:"orFilters,omitempty"`
-	SearchFlags *SearchFlags        `json:"searchFlags,omitempty"`
+	Urn             *string             `json:"urn,omitempty"`
+	Direction       LineageDirection    `json:"direction"`
+	Types           []EntityType        `json:"types,omitempty"`
+	Query           *string             `json:"query,omitempty"`
+	Start           *int                `json:"start,omitempty"`
+	Count           *int                `json:"count,omitempty"`
+	Filters         []*FacetFilterInput `json:"filters,omitempty"`
+	OrFilters       []*AndFilterInput   `json:"orFilters,omitempty"`
+	StartTimeMillis *int64              `json:"startTimeMillis,omitempty"`
+	EndTimeMillis   *int64              `json:"endTimeMillis,omitempty"`
+	SearchFlags     *SearchFlags        `json:"searchFlags,omitempty"`
+	LineageFlags    *LineageFlags       `json:"lineageFlags,omitempty"`
+	ViewUrn         *string             `json:"viewUrn,omitempty"`
+	SortInput       *SearchSortInput    `json:"sortInput,omitempty"`
 }
 
 type SearchAcrossLineageResult struct {
-	Entity        Entity          `json:"entity"`
-	MatchedFields []*MatchedField `json:"matchedFields"`
-	Paths         []*EntityPath   `json:"paths,omitempty"`
-	Degree        int             `json:"degree"`
-	Degrees       []int           `json:"degrees,omitempty"`
+	Entity        Entity           `json:"entity"`
+	Insights      []*SearchInsight `json:"insights,omitempty"`
+	MatchedFields []*MatchedField  `json:"matchedFields"`
+	Paths         []*EntityPath    `json:"paths,omitempty"`
+	Degree        int              `json:"degree"`
+	Degrees       []int            `json:"degrees,omitempty"`
+	Explored      bool             `json:"explored"`
+	IgnoredAsHop  bool             `json:"ignoredAsHop"`
 }
 
 type SearchAcrossLineageResults struct {
-	Start         int                          `json:"start"`
-	Count         int                          `json:"count"`
-	Total         int                          `json:"total"`
-	SearchResults []*SearchAcrossLineageResult `json:"searchResults"`
-	Facets        []*FacetMetadata             `json:"facets,omitempty"`
+	Start             int                          `json:"start"`
+	Count             int                          `json:"count"`
+	Total             int                          `json:"total"`
+	SearchResults     []*SearchAcrossLineageResult `json:"searchResults"`
+	Facets            []*FacetMetadata             `json:"facets,omitempty"`
+	LineageSearchPath *LineageSearchPath           `json:"lineageSearchPath,omitempty"`
+}
+
+type SearchBarConfig struct {
+	APIVariant SearchBarAPI `json:"apiVariant"`
 }
 
 type SearchFlags struct {
-	SkipCache        *bool `json:"skipCache,omitempty"`
-	MaxAggValues     *int  `json:"maxAggValues,omitempty"`
-	Fulltext         *bool `json:"fulltext,omitempty"`
-	SkipHighlighting *bool `json:"skipHighlighting,omitempty"`
-	SkipAggregates   *bool `json:"skipAggregates,omitempty"`
+	SkipCache                       *bool         `json:"skipCache,omitempty"`
+	MaxAggValues                    *int          `json:"maxAggValues,omitempty"`
+	Fulltext                        *bool         `json:"fulltext,omitempty"`
+	SkipHighlighting                *bool         `json:"skipHighlighting,omitempty"`
+	SkipAggregates                  *bool         `json:"skipAggregates,omitempty"`
+	GetSuggestions                  *bool         `json:"getSuggestions,omitempty"`
+	GroupingSpec                    *GroupingSpec `json:"groupingSpec,omitempty"`
+	IncludeSoftDeleted              *bool         `json:"includeSoftDeleted,omitempty"`
+	IncludeRestricted               *bool         `json:"includeRestricted,omitempty"`
+	CustomHighlightingFields        []string      `json:"customHighlightingFields,omitempty"`
+	IncludeStructuredPropertyFacets *bool         `json:"includeStructuredPropertyFacets,omitempty"`
+	FilterNonLatestVersions         *bool         `json:"filterNonLatestVersions,omitempty"`
 }
 
 type SearchInput struct {
@@ -930,32 +1877,129 @@ type SearchInput struct {
 	SearchFlags *SearchFlags        `json:"searchFlags,omitempty"`
 }
 
+type SearchInsight struct {
+	Text string  `json:"text"`
+	Icon *string `json:"icon,omitempty"`
+}
+
+type SearchParams struct {
+	Types   []EntityType   `json:"types,omitempty"`
+	Query   string         `json:"query"`
+	Filters []*FacetFilter `json:"filters,omitempty"`
+}
+
+type SearchRequestContext struct {
+	Query   string              `json:"query"`
+	Filters []*FacetFilterInput `json:"filters,omitempty"`
+}
+
 type SearchResult struct {
-	Entity        Entity          `json:"entity"`
-	MatchedFields []*MatchedField `json:"matchedFields"`
+	Entity          Entity           `json:"entity"`
+	Insights        []*SearchInsight `json:"insights,omitempty"`
+	MatchedFields   []*MatchedField  `json:"matchedFields"`
+	ExtraProperties []*ExtraProperty `json:"extraProperties,omitempty"`
 }
 
 type SearchResults struct {
-	Start         int              `json:"start"`
-	Count         int              `json:"count"`
-	Total         int              `json:"total"`
-	SearchResults []*SearchResult  `json:"searchResults"`
-	Facets        []*FacetMetadata `json:"facets,omitempty"`
+	Start         int                 `json:"start"`
+	Count         int                 `json:"count"`
+	Total         int                 `json:"total"`
+	SearchResults []*SearchResult     `json:"searchResults"`
+	Facets        []*FacetMetadata    `json:"facets,omitempty"`
+	Suggestions   []*SearchSuggestion `json:"suggestions,omitempty"`
 }
 
-type Status struct {
-	Removed bool `json:"removed"`
+type SearchResultsVisualConfig struct {
+	EnableNameHighlight *bool `json:"enableNameHighlight,omitempty"`
 }
 
-type SubTypes struct {
-	TypeNames []string `json:"typeNames,omitempty"`
+type SearchSortInput struct {
+	SortCriterion *SortCriterion   `json:"sortCriterion,omitempty"`
+	SortCriteria  []*SortCriterion `json:"sortCriteria,omitempty"`
 }
 
-type TagAssociation struct {
-	Tag           *Tag    `json:"tag"`
-	AssociatedUrn string  `json:"associatedUrn"`
-	Context       *string `json:"context,omitempty"`
+type SearchSuggestion struct {
+	Text      string   `json:"text"`
+	Score     *float64 `json:"score,omitempty"`
+	Frequency *int     `json:"frequency,omitempty"`
 }
+
+type Secret struct {
+	Urn         string  `json:"urn"`
+	Name        string  `json:"name"`
+	Description *string `json:"description,omitempty"`
+}
+
+type SemanticVersionStruct struct {
+	SemanticVersion          *string `json:"semanticVersion,omitempty"`
+	SemanticVersionTimestamp *int64  `json:"semanticVersionTimestamp,omitempty"`
+	VersionStamp             *string `json:"versionStamp,omitempty"`
+}
+
+type SortCriterion struct {
+	Field     string    `json:"field"`
+	SortOrder SortOrder `json:"sortOrder"`
+}
+
+type SortQueriesInput struct {
+	SortCriterion *SortCriterion `json:"sortCriterion"`
+}
+
+type StepStateInput struct {
+	ID         string                 `json:"id"`
+	Properties []*StringMapEntryInput `json:"properties"`
+}
+
+type StepStateResult struct {
+	ID         string            `json:"id"`
+	Properties []*StringMapEntry `json:"properties"`
+}
+
+type StringMapEntryInput struct {
+	Key   string  `json:"key"`
+	Value *string `json:"value,omitempty"`
+}
+
+type StringValue struct {
+	StringValue string `json:"stringValue"`
+}
+
+func (StringValue) IsPropertyValue() {}
+
+type StructuredPropertyInputParams struct {
+	StructuredPropertyUrn string                `json:"structuredPropertyUrn"`
+	Values                []*PropertyValueInput `json:"values"`
+}
+
+type StructuredPropertySettingsInput struct {
+	IsHidden            *bool `json:"isHidden,omitempty"`
+	ShowInSearchFilters *bool `json:"showInSearchFilters,omitempty"`
+	ShowInAssetSummary  *bool `json:"showInAssetSummary,omitempty"`
+	ShowAsAssetBadge    *bool `json:"showAsAssetBadge,omitempty"`
+	ShowInColumnsTable  *bool `json:"showInColumnsTable,omitempty"`
+}
+
+type SubmitFormPromptInput struct {
+	PromptID                 string                         `json:"promptId"`
+	FormUrn                  string                         `json:"formUrn"`
+	Type                     FormPromptType                 `json:"type"`
+	FieldPath                *string                        `json:"fieldPath,omitempty"`
+	StructuredPropertyParams *StructuredPropertyInputParams `json:"structuredPropertyParams,omitempty"`
+}
+
+type TableChart struct {
+	Title   string   `json:"title"`
+	Columns []string `json:"columns"`
+	Rows    []*Row   `json:"rows"`
+}
+
+func (TableChart) IsAnalyticsChart() {}
+
+type TableSchema struct {
+	Schema string `json:"schema"`
+}
+
+func (TableSchema) IsPlatformSchema() {}
 
 type TagAssociationInput struct {
 	TagUrn          string           `json:"tagUrn"`
@@ -964,10 +2008,19 @@ type TagAssociationInput struct {
 	SubResource     *string          `json:"subResource,omitempty"`
 }
 
-type TagProperties struct {
-	Name        string  `json:"name"`
-	Description *string `json:"description,omitempty"`
-	ColorHex    *string `json:"colorHex,omitempty"`
+type TagAssociationUpdate struct {
+	Tag *TagUpdateInput `json:"tag"`
+}
+
+type TagUpdateInput struct {
+	Urn         string           `json:"urn"`
+	Name        string           `json:"name"`
+	Description *string          `json:"description,omitempty"`
+	Ownership   *OwnershipUpdate `json:"ownership,omitempty"`
+}
+
+type TelemetryConfig struct {
+	EnableThirdPartyLogging *bool `json:"enableThirdPartyLogging,omitempty"`
 }
 
 type TermAssociationInput struct {
@@ -977,18 +2030,95 @@ type TermAssociationInput struct {
 	SubResource     *string          `json:"subResource,omitempty"`
 }
 
+type TestDefinitionInput struct {
+	JSON *string `json:"json,omitempty"`
+}
+
+type TestsConfig struct {
+	Enabled bool `json:"enabled"`
+}
+
+type ThemeConfig struct {
+	ThemeID *string `json:"themeId,omitempty"`
+}
+
+type TimeSeriesChart struct {
+	Title     string       `json:"title"`
+	Lines     []*NamedLine `json:"lines"`
+	DateRange *DateRange   `json:"dateRange"`
+	Interval  DateInterval `json:"interval"`
+}
+
+func (TimeSeriesChart) IsAnalyticsChart() {}
+
+type TimelineParameterEntry struct {
+	Key   *string `json:"key,omitempty"`
+	Value *string `json:"value,omitempty"`
+}
+
+type TypeQualifierInput struct {
+	AllowedTypes []string `json:"allowedTypes,omitempty"`
+}
+
+type UnlinkVersionInput struct {
+	VersionSet     *string `json:"versionSet,omitempty"`
+	UnlinkedEntity *string `json:"unlinkedEntity,omitempty"`
+}
+
+type UpdateBusinessAttributeInput struct {
+	Name        *string              `json:"name,omitempty"`
+	Description *string              `json:"description,omitempty"`
+	Type        *SchemaFieldDataType `json:"type,omitempty"`
+}
+
+type UpdateCorpUserViewsSettingsInput struct {
+	DefaultView *string `json:"defaultView,omitempty"`
+}
+
+type UpdateDataProductInput struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
 type UpdateDeprecationInput struct {
-	Urn              string  `json:"urn"`
-	Deprecated       bool    `json:"deprecated"`
-	DecommissionTime *int64  `json:"decommissionTime,omitempty"`
-	Note             *string `json:"note,omitempty"`
+	Urn              string           `json:"urn"`
+	SubResourceType  *SubResourceType `json:"subResourceType,omitempty"`
+	SubResource      *string          `json:"subResource,omitempty"`
+	Deprecated       bool             `json:"deprecated"`
+	DecommissionTime *int64           `json:"decommissionTime,omitempty"`
+	Note             *string          `json:"note,omitempty"`
+	Replacement      *string          `json:"replacement,omitempty"`
+}
+
+type UpdateDocPropagationSettingsInput struct {
+	DocColumnPropagation *bool `json:"docColumnPropagation,omitempty"`
+}
+
+type UpdateEmbedInput struct {
+	Urn       string  `json:"urn"`
+	RenderURL *string `json:"renderUrl,omitempty"`
+}
+
+type UpdateGlobalViewsSettingsInput struct {
+	DefaultView *string `json:"defaultView,omitempty"`
+}
+
+type UpdateIncidentInput struct {
+	Title        *string              `json:"title,omitempty"`
+	Description  *string              `json:"description,omitempty"`
+	StartedAt    *int64               `json:"startedAt,omitempty"`
+	Status       *IncidentStatusInput `json:"status,omitempty"`
+	Priority     *IncidentPriority    `json:"priority,omitempty"`
+	ResourceUrns []string             `json:"resourceUrns,omitempty"`
+	AssigneeUrns []string             `json:"assigneeUrns,omitempty"`
 }
 
 type UpdateIngestionSourceConfigInput struct {
-	Recipe     string  `json:"recipe"`
-	Version    *string `json:"version,omitempty"`
-	ExecutorID string  `json:"executorId"`
-	DebugMode  *bool   `json:"debugMode,omitempty"`
+	Recipe     string                 `json:"recipe"`
+	Version    *string                `json:"version,omitempty"`
+	ExecutorID string                 `json:"executorId"`
+	DebugMode  *bool                  `json:"debugMode,omitempty"`
+	ExtraArgs  []*StringMapEntryInput `json:"extraArgs,omitempty"`
 }
 
 type UpdateIngestionSourceInput struct {
@@ -1004,14 +2134,222 @@ type UpdateIngestionSourceScheduleInput struct {
 	Timezone string `json:"timezone"`
 }
 
+type UpdateLineageInput struct {
+	EdgesToAdd    []*LineageEdge `json:"edgesToAdd"`
+	EdgesToRemove []*LineageEdge `json:"edgesToRemove"`
+}
+
+type UpdateMediaInput struct {
+	Type     MediaType `json:"type"`
+	Location string    `json:"location"`
+}
+
 type UpdateNameInput struct {
 	Name string `json:"name"`
 	Urn  string `json:"urn"`
 }
 
+type UpdateOwnershipTypeInput struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
 type UpdateParentNodeInput struct {
 	ParentNode  *string `json:"parentNode,omitempty"`
 	ResourceUrn string  `json:"resourceUrn"`
+}
+
+type UpdatePostContentInput struct {
+	ContentType PostContentType   `json:"contentType"`
+	Title       string            `json:"title"`
+	Description *string           `json:"description,omitempty"`
+	Link        *string           `json:"link,omitempty"`
+	Media       *UpdateMediaInput `json:"media,omitempty"`
+}
+
+type UpdatePostInput struct {
+	Urn      string                  `json:"urn"`
+	PostType PostType                `json:"postType"`
+	Content  *UpdatePostContentInput `json:"content"`
+}
+
+type UpdateQueryInput struct {
+	Properties *UpdateQueryPropertiesInput `json:"properties,omitempty"`
+	Subjects   []*UpdateQuerySubjectInput  `json:"subjects,omitempty"`
+}
+
+type UpdateQueryPropertiesInput struct {
+	Name        *string              `json:"name,omitempty"`
+	Description *string              `json:"description,omitempty"`
+	Statement   *QueryStatementInput `json:"statement,omitempty"`
+}
+
+type UpdateQuerySubjectInput struct {
+	DatasetUrn string `json:"datasetUrn"`
+}
+
+type UpdateSecretInput struct {
+	Urn         string  `json:"urn"`
+	Name        string  `json:"name"`
+	Value       string  `json:"value"`
+	Description *string `json:"description,omitempty"`
+}
+
+type UpdateStepStateResult struct {
+	ID        string `json:"id"`
+	Succeeded bool   `json:"succeeded"`
+}
+
+type UpdateStructuredPropertyInput struct {
+	Urn                      string                           `json:"urn"`
+	DisplayName              *string                          `json:"displayName,omitempty"`
+	Description              *string                          `json:"description,omitempty"`
+	Immutable                *bool                            `json:"immutable,omitempty"`
+	TypeQualifier            *UpdateTypeQualifierInput        `json:"typeQualifier,omitempty"`
+	NewAllowedValues         []*AllowedValueInput             `json:"newAllowedValues,omitempty"`
+	SetCardinalityAsMultiple *bool                            `json:"setCardinalityAsMultiple,omitempty"`
+	NewEntityTypes           []string                         `json:"newEntityTypes,omitempty"`
+	Settings                 *StructuredPropertySettingsInput `json:"settings,omitempty"`
+}
+
+type UpdateTypeQualifierInput struct {
+	NewAllowedTypes []string `json:"newAllowedTypes,omitempty"`
+}
+
+type UpdateUserSettingInput struct {
+	Name  UserSetting `json:"name"`
+	Value bool        `json:"value"`
+}
+
+type UpdateViewInput struct {
+	Name        *string                     `json:"name,omitempty"`
+	Description *string                     `json:"description,omitempty"`
+	Definition  *DataHubViewDefinitionInput `json:"definition,omitempty"`
+}
+
+type UpsertDataContractInput struct {
+	EntityUrn   string                      `json:"entityUrn"`
+	Freshness   []*FreshnessContractInput   `json:"freshness,omitempty"`
+	Schema      []*SchemaContractInput      `json:"schema,omitempty"`
+	DataQuality []*DataQualityContractInput `json:"dataQuality,omitempty"`
+	State       *DataContractState          `json:"state,omitempty"`
+	ID          *string                     `json:"id,omitempty"`
+}
+
+type UpsertDataHubConnectionInput struct {
+	ID          *string                      `json:"id,omitempty"`
+	Type        DataHubConnectionDetailsType `json:"type"`
+	PlatformUrn string                       `json:"platformUrn"`
+	JSON        *DataHubJSONConnectionInput  `json:"json,omitempty"`
+	Name        *string                      `json:"name,omitempty"`
+}
+
+type UpsertStructuredPropertiesInput struct {
+	AssetUrn                      string                           `json:"assetUrn"`
+	StructuredPropertyInputParams []*StructuredPropertyInputParams `json:"structuredPropertyInputParams"`
+}
+
+type UsageAggregation struct {
+	Bucket  *int64                   `json:"bucket,omitempty"`
+	Metrics *UsageAggregationMetrics `json:"metrics,omitempty"`
+}
+
+type UsageAggregationMetrics struct {
+	TotalSQLQueries *int      `json:"totalSqlQueries,omitempty"`
+	TopSQLQueries   []*string `json:"topSqlQueries,omitempty"`
+}
+
+type UsageQueryResult struct {
+	Buckets      []*UsageAggregation           `json:"buckets,omitempty"`
+	Aggregations *UsageQueryResultAggregations `json:"aggregations,omitempty"`
+}
+
+type UsageQueryResultAggregations struct {
+	UniqueUserCount *int                `json:"uniqueUserCount,omitempty"`
+	Users           []*UserUsageCounts  `json:"users,omitempty"`
+	Fields          []*FieldUsageCounts `json:"fields,omitempty"`
+	TotalSQLQueries *int                `json:"totalSqlQueries,omitempty"`
+}
+
+type UserUsageCounts struct {
+	User      *CorpUser `json:"user,omitempty"`
+	Count     *int      `json:"count,omitempty"`
+	UserEmail *string   `json:"userEmail,omitempty"`
+}
+
+type VerifyFormInput struct {
+	FormUrn   string `json:"formUrn"`
+	EntityUrn string `json:"entityUrn"`
+}
+
+type ViewsConfig struct {
+	Enabled bool `json:"enabled"`
+}
+
+type VisualConfig struct {
+	LogoURL                *string                    `json:"logoUrl,omitempty"`
+	FaviconURL             *string                    `json:"faviconUrl,omitempty"`
+	QueriesTab             *QueriesTabConfig          `json:"queriesTab,omitempty"`
+	EntityProfiles         *EntityProfilesConfig      `json:"entityProfiles,omitempty"`
+	SearchResult           *SearchResultsVisualConfig `json:"searchResult,omitempty"`
+	ShowFullTitleInLineage *bool                      `json:"showFullTitleInLineage,omitempty"`
+	Theme                  *ThemeConfig               `json:"theme,omitempty"`
+	Application            *ApplicationConfig         `json:"application,omitempty"`
+}
+
+type AccessLevel string
+
+const (
+	AccessLevelPublic  AccessLevel = "PUBLIC"
+	AccessLevelPrivate AccessLevel = "PRIVATE"
+)
+
+var AllAccessLevel = []AccessLevel{
+	AccessLevelPublic,
+	AccessLevelPrivate,
+}
+
+func (e AccessLevel) IsValid() bool {
+	switch e {
+	case AccessLevelPublic, AccessLevelPrivate:
+		return true
+	}
+	return false
+}
+
+func (e AccessLevel) String() string {
+	return string(e)
+}
+
+func (e *AccessLevel) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AccessLevel(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AccessLevel", str)
+	}
+	return nil
+}
+
+func (e AccessLevel) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AccessLevel) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AccessLevel) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 type AccessTokenDuration string
@@ -1134,6 +2472,897 @@ func (e AccessTokenType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type AssertionActionType string
+
+const (
+	AssertionActionTypeRaiseIncident   AssertionActionType = "RAISE_INCIDENT"
+	AssertionActionTypeResolveIncident AssertionActionType = "RESOLVE_INCIDENT"
+)
+
+var AllAssertionActionType = []AssertionActionType{
+	AssertionActionTypeRaiseIncident,
+	AssertionActionTypeResolveIncident,
+}
+
+func (e AssertionActionType) IsValid() bool {
+	switch e {
+	case AssertionActionTypeRaiseIncident, AssertionActionTypeResolveIncident:
+		return true
+	}
+	return false
+}
+
+func (e AssertionActionType) String() string {
+	return string(e)
+}
+
+func (e *AssertionActionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionActionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionActionType", str)
+	}
+	return nil
+}
+
+func (e AssertionActionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionActionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionActionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionResultErrorType string
+
+const (
+	AssertionResultErrorTypeSourceConnectionError AssertionResultErrorType = "SOURCE_CONNECTION_ERROR"
+	AssertionResultErrorTypeSourceQueryFailed     AssertionResultErrorType = "SOURCE_QUERY_FAILED"
+	AssertionResultErrorTypeInvalidParameters     AssertionResultErrorType = "INVALID_PARAMETERS"
+	AssertionResultErrorTypeInsufficientData      AssertionResultErrorType = "INSUFFICIENT_DATA"
+	AssertionResultErrorTypeInvalidSourceType     AssertionResultErrorType = "INVALID_SOURCE_TYPE"
+	AssertionResultErrorTypeUnsupportedPlatform   AssertionResultErrorType = "UNSUPPORTED_PLATFORM"
+	AssertionResultErrorTypeCustomSQLError        AssertionResultErrorType = "CUSTOM_SQL_ERROR"
+	AssertionResultErrorTypeFieldAssertionError   AssertionResultErrorType = "FIELD_ASSERTION_ERROR"
+	AssertionResultErrorTypeUnknownError          AssertionResultErrorType = "UNKNOWN_ERROR"
+)
+
+var AllAssertionResultErrorType = []AssertionResultErrorType{
+	AssertionResultErrorTypeSourceConnectionError,
+	AssertionResultErrorTypeSourceQueryFailed,
+	AssertionResultErrorTypeInvalidParameters,
+	AssertionResultErrorTypeInsufficientData,
+	AssertionResultErrorTypeInvalidSourceType,
+	AssertionResultErrorTypeUnsupportedPlatform,
+	AssertionResultErrorTypeCustomSQLError,
+	AssertionResultErrorTypeFieldAssertionError,
+	AssertionResultErrorTypeUnknownError,
+}
+
+func (e AssertionResultErrorType) IsValid() bool {
+	switch e {
+	case AssertionResultErrorTypeSourceConnectionError, AssertionResultErrorTypeSourceQueryFailed, AssertionResultErrorTypeInvalidParameters, AssertionResultErrorTypeInsufficientData, AssertionResultErrorTypeInvalidSourceType, AssertionResultErrorTypeUnsupportedPlatform, AssertionResultErrorTypeCustomSQLError, AssertionResultErrorTypeFieldAssertionError, AssertionResultErrorTypeUnknownError:
+		return true
+	}
+	return false
+}
+
+func (e AssertionResultErrorType) String() string {
+	return string(e)
+}
+
+func (e *AssertionResultErrorType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionResultErrorType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionResultErrorType", str)
+	}
+	return nil
+}
+
+func (e AssertionResultErrorType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionResultErrorType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionResultErrorType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionResultType string
+
+const (
+	AssertionResultTypeInit    AssertionResultType = "INIT"
+	AssertionResultTypeSuccess AssertionResultType = "SUCCESS"
+	AssertionResultTypeFailure AssertionResultType = "FAILURE"
+	AssertionResultTypeError   AssertionResultType = "ERROR"
+)
+
+var AllAssertionResultType = []AssertionResultType{
+	AssertionResultTypeInit,
+	AssertionResultTypeSuccess,
+	AssertionResultTypeFailure,
+	AssertionResultTypeError,
+}
+
+func (e AssertionResultType) IsValid() bool {
+	switch e {
+	case AssertionResultTypeInit, AssertionResultTypeSuccess, AssertionResultTypeFailure, AssertionResultTypeError:
+		return true
+	}
+	return false
+}
+
+func (e AssertionResultType) String() string {
+	return string(e)
+}
+
+func (e *AssertionResultType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionResultType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionResultType", str)
+	}
+	return nil
+}
+
+func (e AssertionResultType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionResultType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionResultType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionRunStatus string
+
+const (
+	AssertionRunStatusComplete AssertionRunStatus = "COMPLETE"
+)
+
+var AllAssertionRunStatus = []AssertionRunStatus{
+	AssertionRunStatusComplete,
+}
+
+func (e AssertionRunStatus) IsValid() bool {
+	switch e {
+	case AssertionRunStatusComplete:
+		return true
+	}
+	return false
+}
+
+func (e AssertionRunStatus) String() string {
+	return string(e)
+}
+
+func (e *AssertionRunStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionRunStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionRunStatus", str)
+	}
+	return nil
+}
+
+func (e AssertionRunStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionRunStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionRunStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionSourceType string
+
+const (
+	AssertionSourceTypeNative   AssertionSourceType = "NATIVE"
+	AssertionSourceTypeExternal AssertionSourceType = "EXTERNAL"
+	AssertionSourceTypeInferred AssertionSourceType = "INFERRED"
+)
+
+var AllAssertionSourceType = []AssertionSourceType{
+	AssertionSourceTypeNative,
+	AssertionSourceTypeExternal,
+	AssertionSourceTypeInferred,
+}
+
+func (e AssertionSourceType) IsValid() bool {
+	switch e {
+	case AssertionSourceTypeNative, AssertionSourceTypeExternal, AssertionSourceTypeInferred:
+		return true
+	}
+	return false
+}
+
+func (e AssertionSourceType) String() string {
+	return string(e)
+}
+
+func (e *AssertionSourceType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionSourceType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionSourceType", str)
+	}
+	return nil
+}
+
+func (e AssertionSourceType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionSourceType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionSourceType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionStdAggregation string
+
+const (
+	AssertionStdAggregationIdentity        AssertionStdAggregation = "IDENTITY"
+	AssertionStdAggregationMean            AssertionStdAggregation = "MEAN"
+	AssertionStdAggregationMedian          AssertionStdAggregation = "MEDIAN"
+	AssertionStdAggregationUniqueCount     AssertionStdAggregation = "UNIQUE_COUNT"
+	AssertionStdAggregationUniquePropotion AssertionStdAggregation = "UNIQUE_PROPOTION"
+	AssertionStdAggregationNullCount       AssertionStdAggregation = "NULL_COUNT"
+	AssertionStdAggregationNullProportion  AssertionStdAggregation = "NULL_PROPORTION"
+	AssertionStdAggregationStddev          AssertionStdAggregation = "STDDEV"
+	AssertionStdAggregationMin             AssertionStdAggregation = "MIN"
+	AssertionStdAggregationMax             AssertionStdAggregation = "MAX"
+	AssertionStdAggregationSum             AssertionStdAggregation = "SUM"
+	AssertionStdAggregationColumns         AssertionStdAggregation = "COLUMNS"
+	AssertionStdAggregationColumnCount     AssertionStdAggregation = "COLUMN_COUNT"
+	AssertionStdAggregationRowCount        AssertionStdAggregation = "ROW_COUNT"
+	AssertionStdAggregationNative          AssertionStdAggregation = "_NATIVE_"
+	// catalogd: a symbol the aspect allows.
+	AssertionStdAggregationUniqueProportion AssertionStdAggregation = "UNIQUE_PROPORTION"
+)
+
+var AllAssertionStdAggregation = []AssertionStdAggregation{
+	AssertionStdAggregationIdentity,
+	AssertionStdAggregationMean,
+	AssertionStdAggregationMedian,
+	AssertionStdAggregationUniqueCount,
+	AssertionStdAggregationUniquePropotion,
+	AssertionStdAggregationNullCount,
+	AssertionStdAggregationNullProportion,
+	AssertionStdAggregationStddev,
+	AssertionStdAggregationMin,
+	AssertionStdAggregationMax,
+	AssertionStdAggregationSum,
+	AssertionStdAggregationColumns,
+	AssertionStdAggregationColumnCount,
+	AssertionStdAggregationRowCount,
+	AssertionStdAggregationNative,
+	AssertionStdAggregationUniqueProportion,
+}
+
+func (e AssertionStdAggregation) IsValid() bool {
+	switch e {
+	case AssertionStdAggregationIdentity, AssertionStdAggregationMean, AssertionStdAggregationMedian, AssertionStdAggregationUniqueCount, AssertionStdAggregationUniquePropotion, AssertionStdAggregationNullCount, AssertionStdAggregationNullProportion, AssertionStdAggregationStddev, AssertionStdAggregationMin, AssertionStdAggregationMax, AssertionStdAggregationSum, AssertionStdAggregationColumns, AssertionStdAggregationColumnCount, AssertionStdAggregationRowCount, AssertionStdAggregationNative, AssertionStdAggregationUniqueProportion:
+		return true
+	}
+	return false
+}
+
+func (e AssertionStdAggregation) String() string {
+	return string(e)
+}
+
+func (e *AssertionStdAggregation) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionStdAggregation(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionStdAggregation", str)
+	}
+	return nil
+}
+
+func (e AssertionStdAggregation) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionStdAggregation) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionStdAggregation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionStdOperator string
+
+const (
+	AssertionStdOperatorBetween              AssertionStdOperator = "BETWEEN"
+	AssertionStdOperatorLessThan             AssertionStdOperator = "LESS_THAN"
+	AssertionStdOperatorLessThanOrEqualTo    AssertionStdOperator = "LESS_THAN_OR_EQUAL_TO"
+	AssertionStdOperatorGreaterThan          AssertionStdOperator = "GREATER_THAN"
+	AssertionStdOperatorGreaterThanOrEqualTo AssertionStdOperator = "GREATER_THAN_OR_EQUAL_TO"
+	AssertionStdOperatorEqualTo              AssertionStdOperator = "EQUAL_TO"
+	AssertionStdOperatorNotEqualTo           AssertionStdOperator = "NOT_EQUAL_TO"
+	AssertionStdOperatorNull                 AssertionStdOperator = "NULL"
+	AssertionStdOperatorNotNull              AssertionStdOperator = "NOT_NULL"
+	AssertionStdOperatorContain              AssertionStdOperator = "CONTAIN"
+	AssertionStdOperatorEndWith              AssertionStdOperator = "END_WITH"
+	AssertionStdOperatorStartWith            AssertionStdOperator = "START_WITH"
+	AssertionStdOperatorRegexMatch           AssertionStdOperator = "REGEX_MATCH"
+	AssertionStdOperatorIn                   AssertionStdOperator = "IN"
+	AssertionStdOperatorNotIn                AssertionStdOperator = "NOT_IN"
+	AssertionStdOperatorIsTrue               AssertionStdOperator = "IS_TRUE"
+	AssertionStdOperatorIsFalse              AssertionStdOperator = "IS_FALSE"
+	AssertionStdOperatorNative               AssertionStdOperator = "_NATIVE_"
+)
+
+var AllAssertionStdOperator = []AssertionStdOperator{
+	AssertionStdOperatorBetween,
+	AssertionStdOperatorLessThan,
+	AssertionStdOperatorLessThanOrEqualTo,
+	AssertionStdOperatorGreaterThan,
+	AssertionStdOperatorGreaterThanOrEqualTo,
+	AssertionStdOperatorEqualTo,
+	AssertionStdOperatorNotEqualTo,
+	AssertionStdOperatorNull,
+	AssertionStdOperatorNotNull,
+	AssertionStdOperatorContain,
+	AssertionStdOperatorEndWith,
+	AssertionStdOperatorStartWith,
+	AssertionStdOperatorRegexMatch,
+	AssertionStdOperatorIn,
+	AssertionStdOperatorNotIn,
+	AssertionStdOperatorIsTrue,
+	AssertionStdOperatorIsFalse,
+	AssertionStdOperatorNative,
+}
+
+func (e AssertionStdOperator) IsValid() bool {
+	switch e {
+	case AssertionStdOperatorBetween, AssertionStdOperatorLessThan, AssertionStdOperatorLessThanOrEqualTo, AssertionStdOperatorGreaterThan, AssertionStdOperatorGreaterThanOrEqualTo, AssertionStdOperatorEqualTo, AssertionStdOperatorNotEqualTo, AssertionStdOperatorNull, AssertionStdOperatorNotNull, AssertionStdOperatorContain, AssertionStdOperatorEndWith, AssertionStdOperatorStartWith, AssertionStdOperatorRegexMatch, AssertionStdOperatorIn, AssertionStdOperatorNotIn, AssertionStdOperatorIsTrue, AssertionStdOperatorIsFalse, AssertionStdOperatorNative:
+		return true
+	}
+	return false
+}
+
+func (e AssertionStdOperator) String() string {
+	return string(e)
+}
+
+func (e *AssertionStdOperator) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionStdOperator(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionStdOperator", str)
+	}
+	return nil
+}
+
+func (e AssertionStdOperator) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionStdOperator) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionStdOperator) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionStdParameterType string
+
+const (
+	AssertionStdParameterTypeString  AssertionStdParameterType = "STRING"
+	AssertionStdParameterTypeNumber  AssertionStdParameterType = "NUMBER"
+	AssertionStdParameterTypeList    AssertionStdParameterType = "LIST"
+	AssertionStdParameterTypeSet     AssertionStdParameterType = "SET"
+	AssertionStdParameterTypeUnknown AssertionStdParameterType = "UNKNOWN"
+)
+
+var AllAssertionStdParameterType = []AssertionStdParameterType{
+	AssertionStdParameterTypeString,
+	AssertionStdParameterTypeNumber,
+	AssertionStdParameterTypeList,
+	AssertionStdParameterTypeSet,
+	AssertionStdParameterTypeUnknown,
+}
+
+func (e AssertionStdParameterType) IsValid() bool {
+	switch e {
+	case AssertionStdParameterTypeString, AssertionStdParameterTypeNumber, AssertionStdParameterTypeList, AssertionStdParameterTypeSet, AssertionStdParameterTypeUnknown:
+		return true
+	}
+	return false
+}
+
+func (e AssertionStdParameterType) String() string {
+	return string(e)
+}
+
+func (e *AssertionStdParameterType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionStdParameterType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionStdParameterType", str)
+	}
+	return nil
+}
+
+func (e AssertionStdParameterType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionStdParameterType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionStdParameterType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionType string
+
+const (
+	AssertionTypeDataset    AssertionType = "DATASET"
+	AssertionTypeFreshness  AssertionType = "FRESHNESS"
+	AssertionTypeVolume     AssertionType = "VOLUME"
+	AssertionTypeSQL        AssertionType = "SQL"
+	AssertionTypeField      AssertionType = "FIELD"
+	AssertionTypeDataSchema AssertionType = "DATA_SCHEMA"
+	AssertionTypeCustom     AssertionType = "CUSTOM"
+)
+
+var AllAssertionType = []AssertionType{
+	AssertionTypeDataset,
+	AssertionTypeFreshness,
+	AssertionTypeVolume,
+	AssertionTypeSQL,
+	AssertionTypeField,
+	AssertionTypeDataSchema,
+	AssertionTypeCustom,
+}
+
+func (e AssertionType) IsValid() bool {
+	switch e {
+	case AssertionTypeDataset, AssertionTypeFreshness, AssertionTypeVolume, AssertionTypeSQL, AssertionTypeField, AssertionTypeDataSchema, AssertionTypeCustom:
+		return true
+	}
+	return false
+}
+
+func (e AssertionType) String() string {
+	return string(e)
+}
+
+func (e *AssertionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionType", str)
+	}
+	return nil
+}
+
+func (e AssertionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type AssertionValueChangeType string
+
+const (
+	AssertionValueChangeTypeAbsolute   AssertionValueChangeType = "ABSOLUTE"
+	AssertionValueChangeTypePercentage AssertionValueChangeType = "PERCENTAGE"
+)
+
+var AllAssertionValueChangeType = []AssertionValueChangeType{
+	AssertionValueChangeTypeAbsolute,
+	AssertionValueChangeTypePercentage,
+}
+
+func (e AssertionValueChangeType) IsValid() bool {
+	switch e {
+	case AssertionValueChangeTypeAbsolute, AssertionValueChangeTypePercentage:
+		return true
+	}
+	return false
+}
+
+func (e AssertionValueChangeType) String() string {
+	return string(e)
+}
+
+func (e *AssertionValueChangeType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssertionValueChangeType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssertionValueChangeType", str)
+	}
+	return nil
+}
+
+func (e AssertionValueChangeType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssertionValueChangeType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssertionValueChangeType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ChangeCategoryType string
+
+const (
+	ChangeCategoryTypeDocumentation   ChangeCategoryType = "DOCUMENTATION"
+	ChangeCategoryTypeGlossaryTerm    ChangeCategoryType = "GLOSSARY_TERM"
+	ChangeCategoryTypeOwnership       ChangeCategoryType = "OWNERSHIP"
+	ChangeCategoryTypeTechnicalSchema ChangeCategoryType = "TECHNICAL_SCHEMA"
+	ChangeCategoryTypeTag             ChangeCategoryType = "TAG"
+)
+
+var AllChangeCategoryType = []ChangeCategoryType{
+	ChangeCategoryTypeDocumentation,
+	ChangeCategoryTypeGlossaryTerm,
+	ChangeCategoryTypeOwnership,
+	ChangeCategoryTypeTechnicalSchema,
+	ChangeCategoryTypeTag,
+}
+
+func (e ChangeCategoryType) IsValid() bool {
+	switch e {
+	case ChangeCategoryTypeDocumentation, ChangeCategoryTypeGlossaryTerm, ChangeCategoryTypeOwnership, ChangeCategoryTypeTechnicalSchema, ChangeCategoryTypeTag:
+		return true
+	}
+	return false
+}
+
+func (e ChangeCategoryType) String() string {
+	return string(e)
+}
+
+func (e *ChangeCategoryType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChangeCategoryType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChangeCategoryType", str)
+	}
+	return nil
+}
+
+func (e ChangeCategoryType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChangeCategoryType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChangeCategoryType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ChangeOperationType string
+
+const (
+	ChangeOperationTypeAdd    ChangeOperationType = "ADD"
+	ChangeOperationTypeModify ChangeOperationType = "MODIFY"
+	ChangeOperationTypeRemove ChangeOperationType = "REMOVE"
+)
+
+var AllChangeOperationType = []ChangeOperationType{
+	ChangeOperationTypeAdd,
+	ChangeOperationTypeModify,
+	ChangeOperationTypeRemove,
+}
+
+func (e ChangeOperationType) IsValid() bool {
+	switch e {
+	case ChangeOperationTypeAdd, ChangeOperationTypeModify, ChangeOperationTypeRemove:
+		return true
+	}
+	return false
+}
+
+func (e ChangeOperationType) String() string {
+	return string(e)
+}
+
+func (e *ChangeOperationType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChangeOperationType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChangeOperationType", str)
+	}
+	return nil
+}
+
+func (e ChangeOperationType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChangeOperationType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChangeOperationType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ChartQueryType string
+
+const (
+	ChartQueryTypeSQL    ChartQueryType = "SQL"
+	ChartQueryTypeLookml ChartQueryType = "LOOKML"
+)
+
+var AllChartQueryType = []ChartQueryType{
+	ChartQueryTypeSQL,
+	ChartQueryTypeLookml,
+}
+
+func (e ChartQueryType) IsValid() bool {
+	switch e {
+	case ChartQueryTypeSQL, ChartQueryTypeLookml:
+		return true
+	}
+	return false
+}
+
+func (e ChartQueryType) String() string {
+	return string(e)
+}
+
+func (e *ChartQueryType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChartQueryType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChartQueryType", str)
+	}
+	return nil
+}
+
+func (e ChartQueryType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChartQueryType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChartQueryType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ChartType string
+
+const (
+	ChartTypeBar       ChartType = "BAR"
+	ChartTypePie       ChartType = "PIE"
+	ChartTypeScatter   ChartType = "SCATTER"
+	ChartTypeTable     ChartType = "TABLE"
+	ChartTypeText      ChartType = "TEXT"
+	ChartTypeLine      ChartType = "LINE"
+	ChartTypeArea      ChartType = "AREA"
+	ChartTypeHistogram ChartType = "HISTOGRAM"
+	ChartTypeBoxPlot   ChartType = "BOX_PLOT"
+	ChartTypeWordCloud ChartType = "WORD_CLOUD"
+	ChartTypeCohort    ChartType = "COHORT"
+)
+
+var AllChartType = []ChartType{
+	ChartTypeBar,
+	ChartTypePie,
+	ChartTypeScatter,
+	ChartTypeTable,
+	ChartTypeText,
+	ChartTypeLine,
+	ChartTypeArea,
+	ChartTypeHistogram,
+	ChartTypeBoxPlot,
+	ChartTypeWordCloud,
+	ChartTypeCohort,
+}
+
+func (e ChartType) IsValid() bool {
+	switch e {
+	case ChartTypeBar, ChartTypePie, ChartTypeScatter, ChartTypeTable, ChartTypeText, ChartTypeLine, ChartTypeArea, ChartTypeHistogram, ChartTypeBoxPlot, ChartTypeWordCloud, ChartTypeCohort:
+		return true
+	}
+	return false
+}
+
+func (e ChartType) String() string {
+	return string(e)
+}
+
+func (e *ChartType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChartType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChartType", str)
+	}
+	return nil
+}
+
+func (e ChartType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChartType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChartType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type CorpUserStatus string
 
 const (
@@ -1189,67 +3418,573 @@ func (e CorpUserStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type DataContractState string
+
+const (
+	DataContractStateActive  DataContractState = "ACTIVE"
+	DataContractStatePending DataContractState = "PENDING"
+)
+
+var AllDataContractState = []DataContractState{
+	DataContractStateActive,
+	DataContractStatePending,
+}
+
+func (e DataContractState) IsValid() bool {
+	switch e {
+	case DataContractStateActive, DataContractStatePending:
+		return true
+	}
+	return false
+}
+
+func (e DataContractState) String() string {
+	return string(e)
+}
+
+func (e *DataContractState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DataContractState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DataContractState", str)
+	}
+	return nil
+}
+
+func (e DataContractState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DataContractState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DataContractState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DataHubConnectionDetailsType string
+
+const (
+	DataHubConnectionDetailsTypeJSON DataHubConnectionDetailsType = "JSON"
+)
+
+var AllDataHubConnectionDetailsType = []DataHubConnectionDetailsType{
+	DataHubConnectionDetailsTypeJSON,
+}
+
+func (e DataHubConnectionDetailsType) IsValid() bool {
+	switch e {
+	case DataHubConnectionDetailsTypeJSON:
+		return true
+	}
+	return false
+}
+
+func (e DataHubConnectionDetailsType) String() string {
+	return string(e)
+}
+
+func (e *DataHubConnectionDetailsType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DataHubConnectionDetailsType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DataHubConnectionDetailsType", str)
+	}
+	return nil
+}
+
+func (e DataHubConnectionDetailsType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DataHubConnectionDetailsType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DataHubConnectionDetailsType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DataHubViewType string
+
+const (
+	DataHubViewTypePersonal DataHubViewType = "PERSONAL"
+	DataHubViewTypeGlobal   DataHubViewType = "GLOBAL"
+)
+
+var AllDataHubViewType = []DataHubViewType{
+	DataHubViewTypePersonal,
+	DataHubViewTypeGlobal,
+}
+
+func (e DataHubViewType) IsValid() bool {
+	switch e {
+	case DataHubViewTypePersonal, DataHubViewTypeGlobal:
+		return true
+	}
+	return false
+}
+
+func (e DataHubViewType) String() string {
+	return string(e)
+}
+
+func (e *DataHubViewType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DataHubViewType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DataHubViewType", str)
+	}
+	return nil
+}
+
+func (e DataHubViewType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DataHubViewType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DataHubViewType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DataProcessInstanceRunResultType string
+
+const (
+	DataProcessInstanceRunResultTypeSuccess    DataProcessInstanceRunResultType = "SUCCESS"
+	DataProcessInstanceRunResultTypeFailure    DataProcessInstanceRunResultType = "FAILURE"
+	DataProcessInstanceRunResultTypeSkipped    DataProcessInstanceRunResultType = "SKIPPED"
+	DataProcessInstanceRunResultTypeUpForRetry DataProcessInstanceRunResultType = "UP_FOR_RETRY"
+)
+
+var AllDataProcessInstanceRunResultType = []DataProcessInstanceRunResultType{
+	DataProcessInstanceRunResultTypeSuccess,
+	DataProcessInstanceRunResultTypeFailure,
+	DataProcessInstanceRunResultTypeSkipped,
+	DataProcessInstanceRunResultTypeUpForRetry,
+}
+
+func (e DataProcessInstanceRunResultType) IsValid() bool {
+	switch e {
+	case DataProcessInstanceRunResultTypeSuccess, DataProcessInstanceRunResultTypeFailure, DataProcessInstanceRunResultTypeSkipped, DataProcessInstanceRunResultTypeUpForRetry:
+		return true
+	}
+	return false
+}
+
+func (e DataProcessInstanceRunResultType) String() string {
+	return string(e)
+}
+
+func (e *DataProcessInstanceRunResultType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DataProcessInstanceRunResultType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DataProcessInstanceRunResultType", str)
+	}
+	return nil
+}
+
+func (e DataProcessInstanceRunResultType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DataProcessInstanceRunResultType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DataProcessInstanceRunResultType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DataProcessRunStatus string
+
+const (
+	DataProcessRunStatusStarted  DataProcessRunStatus = "STARTED"
+	DataProcessRunStatusComplete DataProcessRunStatus = "COMPLETE"
+)
+
+var AllDataProcessRunStatus = []DataProcessRunStatus{
+	DataProcessRunStatusStarted,
+	DataProcessRunStatusComplete,
+}
+
+func (e DataProcessRunStatus) IsValid() bool {
+	switch e {
+	case DataProcessRunStatusStarted, DataProcessRunStatusComplete:
+		return true
+	}
+	return false
+}
+
+func (e DataProcessRunStatus) String() string {
+	return string(e)
+}
+
+func (e *DataProcessRunStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DataProcessRunStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DataProcessRunStatus", str)
+	}
+	return nil
+}
+
+func (e DataProcessRunStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DataProcessRunStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DataProcessRunStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DatasetAssertionScope string
+
+const (
+	DatasetAssertionScopeDatasetColumn DatasetAssertionScope = "DATASET_COLUMN"
+	DatasetAssertionScopeDatasetRows   DatasetAssertionScope = "DATASET_ROWS"
+	DatasetAssertionScopeDatasetSchema DatasetAssertionScope = "DATASET_SCHEMA"
+	DatasetAssertionScopeUnknown       DatasetAssertionScope = "UNKNOWN"
+	// catalogd: a symbol the aspect allows.
+	DatasetAssertionScopeDatasetStorageSize DatasetAssertionScope = "DATASET_STORAGE_SIZE"
+)
+
+var AllDatasetAssertionScope = []DatasetAssertionScope{
+	DatasetAssertionScopeDatasetColumn,
+	DatasetAssertionScopeDatasetRows,
+	DatasetAssertionScopeDatasetSchema,
+	DatasetAssertionScopeUnknown,
+	DatasetAssertionScopeDatasetStorageSize,
+}
+
+func (e DatasetAssertionScope) IsValid() bool {
+	switch e {
+	case DatasetAssertionScopeDatasetColumn, DatasetAssertionScopeDatasetRows, DatasetAssertionScopeDatasetSchema, DatasetAssertionScopeUnknown, DatasetAssertionScopeDatasetStorageSize:
+		return true
+	}
+	return false
+}
+
+func (e DatasetAssertionScope) String() string {
+	return string(e)
+}
+
+func (e *DatasetAssertionScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DatasetAssertionScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DatasetAssertionScope", str)
+	}
+	return nil
+}
+
+func (e DatasetAssertionScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DatasetAssertionScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DatasetAssertionScope) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DatasetFilterType string
+
+const (
+	DatasetFilterTypeSQL DatasetFilterType = "SQL"
+)
+
+var AllDatasetFilterType = []DatasetFilterType{
+	DatasetFilterTypeSQL,
+}
+
+func (e DatasetFilterType) IsValid() bool {
+	switch e {
+	case DatasetFilterTypeSQL:
+		return true
+	}
+	return false
+}
+
+func (e DatasetFilterType) String() string {
+	return string(e)
+}
+
+func (e *DatasetFilterType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DatasetFilterType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DatasetFilterType", str)
+	}
+	return nil
+}
+
+func (e DatasetFilterType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DatasetFilterType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DatasetFilterType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type DateInterval string
+
+const (
+	DateIntervalSecond DateInterval = "SECOND"
+	DateIntervalMinute DateInterval = "MINUTE"
+	DateIntervalHour   DateInterval = "HOUR"
+	DateIntervalDay    DateInterval = "DAY"
+	DateIntervalWeek   DateInterval = "WEEK"
+	DateIntervalMonth  DateInterval = "MONTH"
+	DateIntervalYear   DateInterval = "YEAR"
+	// catalogd: a symbol the aspect allows.
+	DateIntervalQuarter DateInterval = "QUARTER"
+)
+
+var AllDateInterval = []DateInterval{
+	DateIntervalSecond,
+	DateIntervalMinute,
+	DateIntervalHour,
+	DateIntervalDay,
+	DateIntervalWeek,
+	DateIntervalMonth,
+	DateIntervalYear,
+	DateIntervalQuarter,
+}
+
+func (e DateInterval) IsValid() bool {
+	switch e {
+	case DateIntervalSecond, DateIntervalMinute, DateIntervalHour, DateIntervalDay, DateIntervalWeek, DateIntervalMonth, DateIntervalYear, DateIntervalQuarter:
+		return true
+	}
+	return false
+}
+
+func (e DateInterval) String() string {
+	return string(e)
+}
+
+func (e *DateInterval) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DateInterval(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DateInterval", str)
+	}
+	return nil
+}
+
+func (e DateInterval) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DateInterval) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DateInterval) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type EntityType string
 
 const (
+	EntityTypeDomain               EntityType = "DOMAIN"
 	EntityTypeDataset              EntityType = "DATASET"
-	EntityTypeChart                EntityType = "CHART"
-	EntityTypeDashboard            EntityType = "DASHBOARD"
 	EntityTypeCorpUser             EntityType = "CORP_USER"
 	EntityTypeCorpGroup            EntityType = "CORP_GROUP"
-	EntityTypeGlossaryTerm         EntityType = "GLOSSARY_TERM"
-	EntityTypeGlossaryNode         EntityType = "GLOSSARY_NODE"
-	EntityTypeTag                  EntityType = "TAG"
-	EntityTypeContainer            EntityType = "CONTAINER"
-	EntityTypeDomain               EntityType = "DOMAIN"
+	EntityTypeDataPlatform         EntityType = "DATA_PLATFORM"
+	EntityTypeErModelRelationship  EntityType = "ER_MODEL_RELATIONSHIP"
+	EntityTypeDashboard            EntityType = "DASHBOARD"
+	EntityTypeNotebook             EntityType = "NOTEBOOK"
+	EntityTypeChart                EntityType = "CHART"
 	EntityTypeDataFlow             EntityType = "DATA_FLOW"
 	EntityTypeDataJob              EntityType = "DATA_JOB"
+	EntityTypeTag                  EntityType = "TAG"
+	EntityTypeGlossaryTerm         EntityType = "GLOSSARY_TERM"
+	EntityTypeGlossaryNode         EntityType = "GLOSSARY_NODE"
+	EntityTypeContainer            EntityType = "CONTAINER"
 	EntityTypeMlmodel              EntityType = "MLMODEL"
 	EntityTypeMlmodelGroup         EntityType = "MLMODEL_GROUP"
-	EntityTypeMlfeature            EntityType = "MLFEATURE"
 	EntityTypeMlfeatureTable       EntityType = "MLFEATURE_TABLE"
+	EntityTypeMlfeature            EntityType = "MLFEATURE"
 	EntityTypeMlprimaryKey         EntityType = "MLPRIMARY_KEY"
-	EntityTypeDataPlatform         EntityType = "DATA_PLATFORM"
-	EntityTypeDataPlatformInstance EntityType = "DATA_PLATFORM_INSTANCE"
-	EntityTypeDataProduct          EntityType = "DATA_PRODUCT"
-	EntityTypeNotebook             EntityType = "NOTEBOOK"
+	EntityTypeIngestionSource      EntityType = "INGESTION_SOURCE"
+	EntityTypeExecutionRequest     EntityType = "EXECUTION_REQUEST"
 	EntityTypeAssertion            EntityType = "ASSERTION"
-	EntityTypeCustomOwnershipType  EntityType = "CUSTOM_OWNERSHIP_TYPE"
+	EntityTypeDataProcessInstance  EntityType = "DATA_PROCESS_INSTANCE"
+	EntityTypeDataPlatformInstance EntityType = "DATA_PLATFORM_INSTANCE"
+	EntityTypeAccessToken          EntityType = "ACCESS_TOKEN"
+	EntityTypeTest                 EntityType = "TEST"
+	EntityTypeDatahubPolicy        EntityType = "DATAHUB_POLICY"
+	EntityTypeDatahubRole          EntityType = "DATAHUB_ROLE"
+	EntityTypePost                 EntityType = "POST"
 	EntityTypeSchemaField          EntityType = "SCHEMA_FIELD"
+	EntityTypeDatahubView          EntityType = "DATAHUB_VIEW"
+	EntityTypeQuery                EntityType = "QUERY"
+	EntityTypeDataProduct          EntityType = "DATA_PRODUCT"
+	EntityTypeCustomOwnershipType  EntityType = "CUSTOM_OWNERSHIP_TYPE"
+	EntityTypeDatahubConnection    EntityType = "DATAHUB_CONNECTION"
+	EntityTypeIncident             EntityType = "INCIDENT"
+	EntityTypeRole                 EntityType = "ROLE"
+	EntityTypeDataContract         EntityType = "DATA_CONTRACT"
+	EntityTypeStructuredProperty   EntityType = "STRUCTURED_PROPERTY"
+	EntityTypeForm                 EntityType = "FORM"
+	EntityTypeDataType             EntityType = "DATA_TYPE"
+	EntityTypeEntityType           EntityType = "ENTITY_TYPE"
+	EntityTypeRestricted           EntityType = "RESTRICTED"
 	EntityTypeOther                EntityType = "OTHER"
+	EntityTypeBusinessAttribute    EntityType = "BUSINESS_ATTRIBUTE"
+	EntityTypeVersionSet           EntityType = "VERSION_SET"
+	EntityTypeApplication          EntityType = "APPLICATION"
 )
 
 var AllEntityType = []EntityType{
+	EntityTypeDomain,
 	EntityTypeDataset,
-	EntityTypeChart,
-	EntityTypeDashboard,
 	EntityTypeCorpUser,
 	EntityTypeCorpGroup,
-	EntityTypeGlossaryTerm,
-	EntityTypeGlossaryNode,
-	EntityTypeTag,
-	EntityTypeContainer,
-	EntityTypeDomain,
+	EntityTypeDataPlatform,
+	EntityTypeErModelRelationship,
+	EntityTypeDashboard,
+	EntityTypeNotebook,
+	EntityTypeChart,
 	EntityTypeDataFlow,
 	EntityTypeDataJob,
+	EntityTypeTag,
+	EntityTypeGlossaryTerm,
+	EntityTypeGlossaryNode,
+	EntityTypeContainer,
 	EntityTypeMlmodel,
 	EntityTypeMlmodelGroup,
-	EntityTypeMlfeature,
 	EntityTypeMlfeatureTable,
+	EntityTypeMlfeature,
 	EntityTypeMlprimaryKey,
-	EntityTypeDataPlatform,
-	EntityTypeDataPlatformInstance,
-	EntityTypeDataProduct,
-	EntityTypeNotebook,
+	EntityTypeIngestionSource,
+	EntityTypeExecutionRequest,
 	EntityTypeAssertion,
-	EntityTypeCustomOwnershipType,
+	EntityTypeDataProcessInstance,
+	EntityTypeDataPlatformInstance,
+	EntityTypeAccessToken,
+	EntityTypeTest,
+	EntityTypeDatahubPolicy,
+	EntityTypeDatahubRole,
+	EntityTypePost,
 	EntityTypeSchemaField,
+	EntityTypeDatahubView,
+	EntityTypeQuery,
+	EntityTypeDataProduct,
+	EntityTypeCustomOwnershipType,
+	EntityTypeDatahubConnection,
+	EntityTypeIncident,
+	EntityTypeRole,
+	EntityTypeDataContract,
+	EntityTypeStructuredProperty,
+	EntityTypeForm,
+	EntityTypeDataType,
+	EntityTypeEntityType,
+	EntityTypeRestricted,
 	EntityTypeOther,
+	EntityTypeBusinessAttribute,
+	EntityTypeVersionSet,
+	EntityTypeApplication,
 }
 
 func (e EntityType) IsValid() bool {
 	switch e {
-	case EntityTypeDataset, EntityTypeChart, EntityTypeDashboard, EntityTypeCorpUser, EntityTypeCorpGroup, EntityTypeGlossaryTerm, EntityTypeGlossaryNode, EntityTypeTag, EntityTypeContainer, EntityTypeDomain, EntityTypeDataFlow, EntityTypeDataJob, EntityTypeMlmodel, EntityTypeMlmodelGroup, EntityTypeMlfeature, EntityTypeMlfeatureTable, EntityTypeMlprimaryKey, EntityTypeDataPlatform, EntityTypeDataPlatformInstance, EntityTypeDataProduct, EntityTypeNotebook, EntityTypeAssertion, EntityTypeCustomOwnershipType, EntityTypeSchemaField, EntityTypeOther:
+	case EntityTypeDomain, EntityTypeDataset, EntityTypeCorpUser, EntityTypeCorpGroup, EntityTypeDataPlatform, EntityTypeErModelRelationship, EntityTypeDashboard, EntityTypeNotebook, EntityTypeChart, EntityTypeDataFlow, EntityTypeDataJob, EntityTypeTag, EntityTypeGlossaryTerm, EntityTypeGlossaryNode, EntityTypeContainer, EntityTypeMlmodel, EntityTypeMlmodelGroup, EntityTypeMlfeatureTable, EntityTypeMlfeature, EntityTypeMlprimaryKey, EntityTypeIngestionSource, EntityTypeExecutionRequest, EntityTypeAssertion, EntityTypeDataProcessInstance, EntityTypeDataPlatformInstance, EntityTypeAccessToken, EntityTypeTest, EntityTypeDatahubPolicy, EntityTypeDatahubRole, EntityTypePost, EntityTypeSchemaField, EntityTypeDatahubView, EntityTypeQuery, EntityTypeDataProduct, EntityTypeCustomOwnershipType, EntityTypeDatahubConnection, EntityTypeIncident, EntityTypeRole, EntityTypeDataContract, EntityTypeStructuredProperty, EntityTypeForm, EntityTypeDataType, EntityTypeEntityType, EntityTypeRestricted, EntityTypeOther, EntityTypeBusinessAttribute, EntityTypeVersionSet, EntityTypeApplication:
 		return true
 	}
 	return false
@@ -1304,10 +4039,6 @@ const (
 	FabricTypeProd    FabricType = "PROD"
 	FabricTypeCorp    FabricType = "CORP"
 	FabricTypeRvw     FabricType = "RVW"
-	FabricTypePrd     FabricType = "PRD"
-	FabricTypeTst     FabricType = "TST"
-	FabricTypeSit     FabricType = "SIT"
-	FabricTypeSbx     FabricType = "SBX"
 	FabricTypeSandbox FabricType = "SANDBOX"
 )
 
@@ -1323,16 +4054,12 @@ var AllFabricType = []FabricType{
 	FabricTypeProd,
 	FabricTypeCorp,
 	FabricTypeRvw,
-	FabricTypePrd,
-	FabricTypeTst,
-	FabricTypeSit,
-	FabricTypeSbx,
 	FabricTypeSandbox,
 }
 
 func (e FabricType) IsValid() bool {
 	switch e {
-	case FabricTypeDev, FabricTypeTest, FabricTypeQa, FabricTypeUat, FabricTypeEi, FabricTypePre, FabricTypeStg, FabricTypeNonProd, FabricTypeProd, FabricTypeCorp, FabricTypeRvw, FabricTypePrd, FabricTypeTst, FabricTypeSit, FabricTypeSbx, FabricTypeSandbox:
+	case FabricTypeDev, FabricTypeTest, FabricTypeQa, FabricTypeUat, FabricTypeEi, FabricTypePre, FabricTypeStg, FabricTypeNonProd, FabricTypeProd, FabricTypeCorp, FabricTypeRvw, FabricTypeSandbox:
 		return true
 	}
 	return false
@@ -1373,6 +4100,254 @@ func (e FabricType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type FieldAssertionType string
+
+const (
+	FieldAssertionTypeFieldValues FieldAssertionType = "FIELD_VALUES"
+	FieldAssertionTypeFieldMetric FieldAssertionType = "FIELD_METRIC"
+)
+
+var AllFieldAssertionType = []FieldAssertionType{
+	FieldAssertionTypeFieldValues,
+	FieldAssertionTypeFieldMetric,
+}
+
+func (e FieldAssertionType) IsValid() bool {
+	switch e {
+	case FieldAssertionTypeFieldValues, FieldAssertionTypeFieldMetric:
+		return true
+	}
+	return false
+}
+
+func (e FieldAssertionType) String() string {
+	return string(e)
+}
+
+func (e *FieldAssertionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FieldAssertionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FieldAssertionType", str)
+	}
+	return nil
+}
+
+func (e FieldAssertionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FieldAssertionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FieldAssertionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FieldMetricType string
+
+const (
+	FieldMetricTypeUniqueCount        FieldMetricType = "UNIQUE_COUNT"
+	FieldMetricTypeUniquePercentage   FieldMetricType = "UNIQUE_PERCENTAGE"
+	FieldMetricTypeNullCount          FieldMetricType = "NULL_COUNT"
+	FieldMetricTypeNullPercentage     FieldMetricType = "NULL_PERCENTAGE"
+	FieldMetricTypeMin                FieldMetricType = "MIN"
+	FieldMetricTypeMax                FieldMetricType = "MAX"
+	FieldMetricTypeMean               FieldMetricType = "MEAN"
+	FieldMetricTypeMedian             FieldMetricType = "MEDIAN"
+	FieldMetricTypeStddev             FieldMetricType = "STDDEV"
+	FieldMetricTypeNegativeCount      FieldMetricType = "NEGATIVE_COUNT"
+	FieldMetricTypeNegativePercentage FieldMetricType = "NEGATIVE_PERCENTAGE"
+	FieldMetricTypeZeroCount          FieldMetricType = "ZERO_COUNT"
+	FieldMetricTypeZeroPercentage     FieldMetricType = "ZERO_PERCENTAGE"
+	FieldMetricTypeMinLength          FieldMetricType = "MIN_LENGTH"
+	FieldMetricTypeMaxLength          FieldMetricType = "MAX_LENGTH"
+	FieldMetricTypeEmptyCount         FieldMetricType = "EMPTY_COUNT"
+	FieldMetricTypeEmptyPercentage    FieldMetricType = "EMPTY_PERCENTAGE"
+)
+
+var AllFieldMetricType = []FieldMetricType{
+	FieldMetricTypeUniqueCount,
+	FieldMetricTypeUniquePercentage,
+	FieldMetricTypeNullCount,
+	FieldMetricTypeNullPercentage,
+	FieldMetricTypeMin,
+	FieldMetricTypeMax,
+	FieldMetricTypeMean,
+	FieldMetricTypeMedian,
+	FieldMetricTypeStddev,
+	FieldMetricTypeNegativeCount,
+	FieldMetricTypeNegativePercentage,
+	FieldMetricTypeZeroCount,
+	FieldMetricTypeZeroPercentage,
+	FieldMetricTypeMinLength,
+	FieldMetricTypeMaxLength,
+	FieldMetricTypeEmptyCount,
+	FieldMetricTypeEmptyPercentage,
+}
+
+func (e FieldMetricType) IsValid() bool {
+	switch e {
+	case FieldMetricTypeUniqueCount, FieldMetricTypeUniquePercentage, FieldMetricTypeNullCount, FieldMetricTypeNullPercentage, FieldMetricTypeMin, FieldMetricTypeMax, FieldMetricTypeMean, FieldMetricTypeMedian, FieldMetricTypeStddev, FieldMetricTypeNegativeCount, FieldMetricTypeNegativePercentage, FieldMetricTypeZeroCount, FieldMetricTypeZeroPercentage, FieldMetricTypeMinLength, FieldMetricTypeMaxLength, FieldMetricTypeEmptyCount, FieldMetricTypeEmptyPercentage:
+		return true
+	}
+	return false
+}
+
+func (e FieldMetricType) String() string {
+	return string(e)
+}
+
+func (e *FieldMetricType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FieldMetricType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FieldMetricType", str)
+	}
+	return nil
+}
+
+func (e FieldMetricType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FieldMetricType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FieldMetricType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FieldTransformType string
+
+const (
+	FieldTransformTypeLength FieldTransformType = "LENGTH"
+)
+
+var AllFieldTransformType = []FieldTransformType{
+	FieldTransformTypeLength,
+}
+
+func (e FieldTransformType) IsValid() bool {
+	switch e {
+	case FieldTransformTypeLength:
+		return true
+	}
+	return false
+}
+
+func (e FieldTransformType) String() string {
+	return string(e)
+}
+
+func (e *FieldTransformType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FieldTransformType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FieldTransformType", str)
+	}
+	return nil
+}
+
+func (e FieldTransformType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FieldTransformType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FieldTransformType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FieldValuesFailThresholdType string
+
+const (
+	FieldValuesFailThresholdTypeCount      FieldValuesFailThresholdType = "COUNT"
+	FieldValuesFailThresholdTypePercentage FieldValuesFailThresholdType = "PERCENTAGE"
+)
+
+var AllFieldValuesFailThresholdType = []FieldValuesFailThresholdType{
+	FieldValuesFailThresholdTypeCount,
+	FieldValuesFailThresholdTypePercentage,
+}
+
+func (e FieldValuesFailThresholdType) IsValid() bool {
+	switch e {
+	case FieldValuesFailThresholdTypeCount, FieldValuesFailThresholdTypePercentage:
+		return true
+	}
+	return false
+}
+
+func (e FieldValuesFailThresholdType) String() string {
+	return string(e)
+}
+
+func (e *FieldValuesFailThresholdType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FieldValuesFailThresholdType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FieldValuesFailThresholdType", str)
+	}
+	return nil
+}
+
+func (e FieldValuesFailThresholdType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FieldValuesFailThresholdType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FieldValuesFailThresholdType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type FilterOperator string
 
 const (
@@ -1387,6 +4362,9 @@ const (
 	FilterOperatorLessThanOrEqualTo    FilterOperator = "LESS_THAN_OR_EQUAL_TO"
 	FilterOperatorStartWith            FilterOperator = "START_WITH"
 	FilterOperatorEndWith              FilterOperator = "END_WITH"
+	FilterOperatorDescendantsIncl      FilterOperator = "DESCENDANTS_INCL"
+	FilterOperatorAncestorsIncl        FilterOperator = "ANCESTORS_INCL"
+	FilterOperatorRelatedIncl          FilterOperator = "RELATED_INCL"
 )
 
 var AllFilterOperator = []FilterOperator{
@@ -1401,11 +4379,14 @@ var AllFilterOperator = []FilterOperator{
 	FilterOperatorLessThanOrEqualTo,
 	FilterOperatorStartWith,
 	FilterOperatorEndWith,
+	FilterOperatorDescendantsIncl,
+	FilterOperatorAncestorsIncl,
+	FilterOperatorRelatedIncl,
 }
 
 func (e FilterOperator) IsValid() bool {
 	switch e {
-	case FilterOperatorContain, FilterOperatorEqual, FilterOperatorIequal, FilterOperatorIn, FilterOperatorExists, FilterOperatorGreaterThan, FilterOperatorGreaterThanOrEqualTo, FilterOperatorLessThan, FilterOperatorLessThanOrEqualTo, FilterOperatorStartWith, FilterOperatorEndWith:
+	case FilterOperatorContain, FilterOperatorEqual, FilterOperatorIequal, FilterOperatorIn, FilterOperatorExists, FilterOperatorGreaterThan, FilterOperatorGreaterThanOrEqualTo, FilterOperatorLessThan, FilterOperatorLessThanOrEqualTo, FilterOperatorStartWith, FilterOperatorEndWith, FilterOperatorDescendantsIncl, FilterOperatorAncestorsIncl, FilterOperatorRelatedIncl:
 		return true
 	}
 	return false
@@ -1441,6 +4422,758 @@ func (e *FilterOperator) UnmarshalJSON(b []byte) error {
 }
 
 func (e FilterOperator) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FormPromptType string
+
+const (
+	FormPromptTypeStructuredProperty       FormPromptType = "STRUCTURED_PROPERTY"
+	FormPromptTypeFieldsStructuredProperty FormPromptType = "FIELDS_STRUCTURED_PROPERTY"
+)
+
+var AllFormPromptType = []FormPromptType{
+	FormPromptTypeStructuredProperty,
+	FormPromptTypeFieldsStructuredProperty,
+}
+
+func (e FormPromptType) IsValid() bool {
+	switch e {
+	case FormPromptTypeStructuredProperty, FormPromptTypeFieldsStructuredProperty:
+		return true
+	}
+	return false
+}
+
+func (e FormPromptType) String() string {
+	return string(e)
+}
+
+func (e *FormPromptType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FormPromptType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FormPromptType", str)
+	}
+	return nil
+}
+
+func (e FormPromptType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FormPromptType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FormPromptType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FormType string
+
+const (
+	FormTypeVerification FormType = "VERIFICATION"
+	FormTypeCompletion   FormType = "COMPLETION"
+)
+
+var AllFormType = []FormType{
+	FormTypeVerification,
+	FormTypeCompletion,
+}
+
+func (e FormType) IsValid() bool {
+	switch e {
+	case FormTypeVerification, FormTypeCompletion:
+		return true
+	}
+	return false
+}
+
+func (e FormType) String() string {
+	return string(e)
+}
+
+func (e *FormType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FormType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FormType", str)
+	}
+	return nil
+}
+
+func (e FormType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FormType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FormType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FreshnessAssertionScheduleType string
+
+const (
+	FreshnessAssertionScheduleTypeCron              FreshnessAssertionScheduleType = "CRON"
+	FreshnessAssertionScheduleTypeFixedInterval     FreshnessAssertionScheduleType = "FIXED_INTERVAL"
+	FreshnessAssertionScheduleTypeSinceTheLastCheck FreshnessAssertionScheduleType = "SINCE_THE_LAST_CHECK"
+)
+
+var AllFreshnessAssertionScheduleType = []FreshnessAssertionScheduleType{
+	FreshnessAssertionScheduleTypeCron,
+	FreshnessAssertionScheduleTypeFixedInterval,
+	FreshnessAssertionScheduleTypeSinceTheLastCheck,
+}
+
+func (e FreshnessAssertionScheduleType) IsValid() bool {
+	switch e {
+	case FreshnessAssertionScheduleTypeCron, FreshnessAssertionScheduleTypeFixedInterval, FreshnessAssertionScheduleTypeSinceTheLastCheck:
+		return true
+	}
+	return false
+}
+
+func (e FreshnessAssertionScheduleType) String() string {
+	return string(e)
+}
+
+func (e *FreshnessAssertionScheduleType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FreshnessAssertionScheduleType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FreshnessAssertionScheduleType", str)
+	}
+	return nil
+}
+
+func (e FreshnessAssertionScheduleType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FreshnessAssertionScheduleType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FreshnessAssertionScheduleType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FreshnessAssertionType string
+
+const (
+	FreshnessAssertionTypeDatasetChange FreshnessAssertionType = "DATASET_CHANGE"
+	FreshnessAssertionTypeDataJobRun    FreshnessAssertionType = "DATA_JOB_RUN"
+)
+
+var AllFreshnessAssertionType = []FreshnessAssertionType{
+	FreshnessAssertionTypeDatasetChange,
+	FreshnessAssertionTypeDataJobRun,
+}
+
+func (e FreshnessAssertionType) IsValid() bool {
+	switch e {
+	case FreshnessAssertionTypeDatasetChange, FreshnessAssertionTypeDataJobRun:
+		return true
+	}
+	return false
+}
+
+func (e FreshnessAssertionType) String() string {
+	return string(e)
+}
+
+func (e *FreshnessAssertionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FreshnessAssertionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FreshnessAssertionType", str)
+	}
+	return nil
+}
+
+func (e FreshnessAssertionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FreshnessAssertionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FreshnessAssertionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type HealthStatus string
+
+const (
+	HealthStatusPass HealthStatus = "PASS"
+	HealthStatusWarn HealthStatus = "WARN"
+	HealthStatusFail HealthStatus = "FAIL"
+)
+
+var AllHealthStatus = []HealthStatus{
+	HealthStatusPass,
+	HealthStatusWarn,
+	HealthStatusFail,
+}
+
+func (e HealthStatus) IsValid() bool {
+	switch e {
+	case HealthStatusPass, HealthStatusWarn, HealthStatusFail:
+		return true
+	}
+	return false
+}
+
+func (e HealthStatus) String() string {
+	return string(e)
+}
+
+func (e *HealthStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = HealthStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid HealthStatus", str)
+	}
+	return nil
+}
+
+func (e HealthStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *HealthStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e HealthStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type HealthStatusType string
+
+const (
+	HealthStatusTypeAssertions HealthStatusType = "ASSERTIONS"
+	HealthStatusTypeIncidents  HealthStatusType = "INCIDENTS"
+)
+
+var AllHealthStatusType = []HealthStatusType{
+	HealthStatusTypeAssertions,
+	HealthStatusTypeIncidents,
+}
+
+func (e HealthStatusType) IsValid() bool {
+	switch e {
+	case HealthStatusTypeAssertions, HealthStatusTypeIncidents:
+		return true
+	}
+	return false
+}
+
+func (e HealthStatusType) String() string {
+	return string(e)
+}
+
+func (e *HealthStatusType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = HealthStatusType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid HealthStatusType", str)
+	}
+	return nil
+}
+
+func (e HealthStatusType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *HealthStatusType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e HealthStatusType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IconLibrary string
+
+const (
+	IconLibraryMaterial IconLibrary = "MATERIAL"
+	// catalogd: a symbol the aspect allows.
+	IconLibraryPhosphor IconLibrary = "PHOSPHOR"
+)
+
+var AllIconLibrary = []IconLibrary{
+	IconLibraryMaterial,
+	IconLibraryPhosphor,
+}
+
+func (e IconLibrary) IsValid() bool {
+	switch e {
+	case IconLibraryMaterial, IconLibraryPhosphor:
+		return true
+	}
+	return false
+}
+
+func (e IconLibrary) String() string {
+	return string(e)
+}
+
+func (e *IconLibrary) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IconLibrary(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IconLibrary", str)
+	}
+	return nil
+}
+
+func (e IconLibrary) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IconLibrary) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IconLibrary) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IncidentPriority string
+
+const (
+	IncidentPriorityLow      IncidentPriority = "LOW"
+	IncidentPriorityMedium   IncidentPriority = "MEDIUM"
+	IncidentPriorityHigh     IncidentPriority = "HIGH"
+	IncidentPriorityCritical IncidentPriority = "CRITICAL"
+)
+
+var AllIncidentPriority = []IncidentPriority{
+	IncidentPriorityLow,
+	IncidentPriorityMedium,
+	IncidentPriorityHigh,
+	IncidentPriorityCritical,
+}
+
+func (e IncidentPriority) IsValid() bool {
+	switch e {
+	case IncidentPriorityLow, IncidentPriorityMedium, IncidentPriorityHigh, IncidentPriorityCritical:
+		return true
+	}
+	return false
+}
+
+func (e IncidentPriority) String() string {
+	return string(e)
+}
+
+func (e *IncidentPriority) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IncidentPriority(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IncidentPriority", str)
+	}
+	return nil
+}
+
+func (e IncidentPriority) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IncidentPriority) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IncidentPriority) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IncidentSourceType string
+
+const (
+	IncidentSourceTypeManual           IncidentSourceType = "MANUAL"
+	IncidentSourceTypeAssertionFailure IncidentSourceType = "ASSERTION_FAILURE"
+)
+
+var AllIncidentSourceType = []IncidentSourceType{
+	IncidentSourceTypeManual,
+	IncidentSourceTypeAssertionFailure,
+}
+
+func (e IncidentSourceType) IsValid() bool {
+	switch e {
+	case IncidentSourceTypeManual, IncidentSourceTypeAssertionFailure:
+		return true
+	}
+	return false
+}
+
+func (e IncidentSourceType) String() string {
+	return string(e)
+}
+
+func (e *IncidentSourceType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IncidentSourceType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IncidentSourceType", str)
+	}
+	return nil
+}
+
+func (e IncidentSourceType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IncidentSourceType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IncidentSourceType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IncidentStage string
+
+const (
+	IncidentStageTriage           IncidentStage = "TRIAGE"
+	IncidentStageInvestigation    IncidentStage = "INVESTIGATION"
+	IncidentStageWorkInProgress   IncidentStage = "WORK_IN_PROGRESS"
+	IncidentStageFixed            IncidentStage = "FIXED"
+	IncidentStageNoActionRequired IncidentStage = "NO_ACTION_REQUIRED"
+)
+
+var AllIncidentStage = []IncidentStage{
+	IncidentStageTriage,
+	IncidentStageInvestigation,
+	IncidentStageWorkInProgress,
+	IncidentStageFixed,
+	IncidentStageNoActionRequired,
+}
+
+func (e IncidentStage) IsValid() bool {
+	switch e {
+	case IncidentStageTriage, IncidentStageInvestigation, IncidentStageWorkInProgress, IncidentStageFixed, IncidentStageNoActionRequired:
+		return true
+	}
+	return false
+}
+
+func (e IncidentStage) String() string {
+	return string(e)
+}
+
+func (e *IncidentStage) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IncidentStage(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IncidentStage", str)
+	}
+	return nil
+}
+
+func (e IncidentStage) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IncidentStage) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IncidentStage) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IncidentState string
+
+const (
+	IncidentStateActive   IncidentState = "ACTIVE"
+	IncidentStateResolved IncidentState = "RESOLVED"
+)
+
+var AllIncidentState = []IncidentState{
+	IncidentStateActive,
+	IncidentStateResolved,
+}
+
+func (e IncidentState) IsValid() bool {
+	switch e {
+	case IncidentStateActive, IncidentStateResolved:
+		return true
+	}
+	return false
+}
+
+func (e IncidentState) String() string {
+	return string(e)
+}
+
+func (e *IncidentState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IncidentState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IncidentState", str)
+	}
+	return nil
+}
+
+func (e IncidentState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IncidentState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IncidentState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IncidentType string
+
+const (
+	IncidentTypeFreshness   IncidentType = "FRESHNESS"
+	IncidentTypeVolume      IncidentType = "VOLUME"
+	IncidentTypeField       IncidentType = "FIELD"
+	IncidentTypeSQL         IncidentType = "SQL"
+	IncidentTypeDataSchema  IncidentType = "DATA_SCHEMA"
+	IncidentTypeOperational IncidentType = "OPERATIONAL"
+	IncidentTypeCustom      IncidentType = "CUSTOM"
+)
+
+var AllIncidentType = []IncidentType{
+	IncidentTypeFreshness,
+	IncidentTypeVolume,
+	IncidentTypeField,
+	IncidentTypeSQL,
+	IncidentTypeDataSchema,
+	IncidentTypeOperational,
+	IncidentTypeCustom,
+}
+
+func (e IncidentType) IsValid() bool {
+	switch e {
+	case IncidentTypeFreshness, IncidentTypeVolume, IncidentTypeField, IncidentTypeSQL, IncidentTypeDataSchema, IncidentTypeOperational, IncidentTypeCustom:
+		return true
+	}
+	return false
+}
+
+func (e IncidentType) String() string {
+	return string(e)
+}
+
+func (e *IncidentType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IncidentType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IncidentType", str)
+	}
+	return nil
+}
+
+func (e IncidentType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IncidentType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IncidentType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type IncrementingSegmentFieldTransformerType string
+
+const (
+	IncrementingSegmentFieldTransformerTypeTimestampMsToMinute IncrementingSegmentFieldTransformerType = "TIMESTAMP_MS_TO_MINUTE"
+	IncrementingSegmentFieldTransformerTypeTimestampMsToHour   IncrementingSegmentFieldTransformerType = "TIMESTAMP_MS_TO_HOUR"
+	IncrementingSegmentFieldTransformerTypeTimestampMsToDate   IncrementingSegmentFieldTransformerType = "TIMESTAMP_MS_TO_DATE"
+	IncrementingSegmentFieldTransformerTypeTimestampMsToMonth  IncrementingSegmentFieldTransformerType = "TIMESTAMP_MS_TO_MONTH"
+	IncrementingSegmentFieldTransformerTypeTimestampMsToYear   IncrementingSegmentFieldTransformerType = "TIMESTAMP_MS_TO_YEAR"
+	IncrementingSegmentFieldTransformerTypeFloor               IncrementingSegmentFieldTransformerType = "FLOOR"
+	IncrementingSegmentFieldTransformerTypeCeiling             IncrementingSegmentFieldTransformerType = "CEILING"
+	IncrementingSegmentFieldTransformerTypeNative              IncrementingSegmentFieldTransformerType = "NATIVE"
+)
+
+var AllIncrementingSegmentFieldTransformerType = []IncrementingSegmentFieldTransformerType{
+	IncrementingSegmentFieldTransformerTypeTimestampMsToMinute,
+	IncrementingSegmentFieldTransformerTypeTimestampMsToHour,
+	IncrementingSegmentFieldTransformerTypeTimestampMsToDate,
+	IncrementingSegmentFieldTransformerTypeTimestampMsToMonth,
+	IncrementingSegmentFieldTransformerTypeTimestampMsToYear,
+	IncrementingSegmentFieldTransformerTypeFloor,
+	IncrementingSegmentFieldTransformerTypeCeiling,
+	IncrementingSegmentFieldTransformerTypeNative,
+}
+
+func (e IncrementingSegmentFieldTransformerType) IsValid() bool {
+	switch e {
+	case IncrementingSegmentFieldTransformerTypeTimestampMsToMinute, IncrementingSegmentFieldTransformerTypeTimestampMsToHour, IncrementingSegmentFieldTransformerTypeTimestampMsToDate, IncrementingSegmentFieldTransformerTypeTimestampMsToMonth, IncrementingSegmentFieldTransformerTypeTimestampMsToYear, IncrementingSegmentFieldTransformerTypeFloor, IncrementingSegmentFieldTransformerTypeCeiling, IncrementingSegmentFieldTransformerTypeNative:
+		return true
+	}
+	return false
+}
+
+func (e IncrementingSegmentFieldTransformerType) String() string {
+	return string(e)
+}
+
+func (e *IncrementingSegmentFieldTransformerType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = IncrementingSegmentFieldTransformerType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid IncrementingSegmentFieldTransformerType", str)
+	}
+	return nil
+}
+
+func (e IncrementingSegmentFieldTransformerType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *IncrementingSegmentFieldTransformerType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e IncrementingSegmentFieldTransformerType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -1496,6 +5229,311 @@ func (e *LineageDirection) UnmarshalJSON(b []byte) error {
 }
 
 func (e LineageDirection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type LineageSearchPath string
+
+const (
+	LineageSearchPathTortoise  LineageSearchPath = "TORTOISE"
+	LineageSearchPathLightning LineageSearchPath = "LIGHTNING"
+)
+
+var AllLineageSearchPath = []LineageSearchPath{
+	LineageSearchPathTortoise,
+	LineageSearchPathLightning,
+}
+
+func (e LineageSearchPath) IsValid() bool {
+	switch e {
+	case LineageSearchPathTortoise, LineageSearchPathLightning:
+		return true
+	}
+	return false
+}
+
+func (e LineageSearchPath) String() string {
+	return string(e)
+}
+
+func (e *LineageSearchPath) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = LineageSearchPath(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid LineageSearchPath", str)
+	}
+	return nil
+}
+
+func (e LineageSearchPath) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *LineageSearchPath) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e LineageSearchPath) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type LogicalOperator string
+
+const (
+	LogicalOperatorAnd LogicalOperator = "AND"
+	LogicalOperatorOr  LogicalOperator = "OR"
+)
+
+var AllLogicalOperator = []LogicalOperator{
+	LogicalOperatorAnd,
+	LogicalOperatorOr,
+}
+
+func (e LogicalOperator) IsValid() bool {
+	switch e {
+	case LogicalOperatorAnd, LogicalOperatorOr:
+		return true
+	}
+	return false
+}
+
+func (e LogicalOperator) String() string {
+	return string(e)
+}
+
+func (e *LogicalOperator) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = LogicalOperator(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid LogicalOperator", str)
+	}
+	return nil
+}
+
+func (e LogicalOperator) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *LogicalOperator) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e LogicalOperator) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type MLFeatureDataType string
+
+const (
+	MLFeatureDataTypeUseless    MLFeatureDataType = "USELESS"
+	MLFeatureDataTypeNominal    MLFeatureDataType = "NOMINAL"
+	MLFeatureDataTypeOrdinal    MLFeatureDataType = "ORDINAL"
+	MLFeatureDataTypeBinary     MLFeatureDataType = "BINARY"
+	MLFeatureDataTypeCount      MLFeatureDataType = "COUNT"
+	MLFeatureDataTypeTime       MLFeatureDataType = "TIME"
+	MLFeatureDataTypeInterval   MLFeatureDataType = "INTERVAL"
+	MLFeatureDataTypeImage      MLFeatureDataType = "IMAGE"
+	MLFeatureDataTypeVideo      MLFeatureDataType = "VIDEO"
+	MLFeatureDataTypeAudio      MLFeatureDataType = "AUDIO"
+	MLFeatureDataTypeText       MLFeatureDataType = "TEXT"
+	MLFeatureDataTypeMap        MLFeatureDataType = "MAP"
+	MLFeatureDataTypeSequence   MLFeatureDataType = "SEQUENCE"
+	MLFeatureDataTypeSet        MLFeatureDataType = "SET"
+	MLFeatureDataTypeContinuous MLFeatureDataType = "CONTINUOUS"
+	MLFeatureDataTypeByte       MLFeatureDataType = "BYTE"
+	MLFeatureDataTypeUnknown    MLFeatureDataType = "UNKNOWN"
+)
+
+var AllMLFeatureDataType = []MLFeatureDataType{
+	MLFeatureDataTypeUseless,
+	MLFeatureDataTypeNominal,
+	MLFeatureDataTypeOrdinal,
+	MLFeatureDataTypeBinary,
+	MLFeatureDataTypeCount,
+	MLFeatureDataTypeTime,
+	MLFeatureDataTypeInterval,
+	MLFeatureDataTypeImage,
+	MLFeatureDataTypeVideo,
+	MLFeatureDataTypeAudio,
+	MLFeatureDataTypeText,
+	MLFeatureDataTypeMap,
+	MLFeatureDataTypeSequence,
+	MLFeatureDataTypeSet,
+	MLFeatureDataTypeContinuous,
+	MLFeatureDataTypeByte,
+	MLFeatureDataTypeUnknown,
+}
+
+func (e MLFeatureDataType) IsValid() bool {
+	switch e {
+	case MLFeatureDataTypeUseless, MLFeatureDataTypeNominal, MLFeatureDataTypeOrdinal, MLFeatureDataTypeBinary, MLFeatureDataTypeCount, MLFeatureDataTypeTime, MLFeatureDataTypeInterval, MLFeatureDataTypeImage, MLFeatureDataTypeVideo, MLFeatureDataTypeAudio, MLFeatureDataTypeText, MLFeatureDataTypeMap, MLFeatureDataTypeSequence, MLFeatureDataTypeSet, MLFeatureDataTypeContinuous, MLFeatureDataTypeByte, MLFeatureDataTypeUnknown:
+		return true
+	}
+	return false
+}
+
+func (e MLFeatureDataType) String() string {
+	return string(e)
+}
+
+func (e *MLFeatureDataType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MLFeatureDataType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MLFeatureDataType", str)
+	}
+	return nil
+}
+
+func (e MLFeatureDataType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MLFeatureDataType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MLFeatureDataType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type MediaType string
+
+const (
+	MediaTypeImage MediaType = "IMAGE"
+)
+
+var AllMediaType = []MediaType{
+	MediaTypeImage,
+}
+
+func (e MediaType) IsValid() bool {
+	switch e {
+	case MediaTypeImage:
+		return true
+	}
+	return false
+}
+
+func (e MediaType) String() string {
+	return string(e)
+}
+
+func (e *MediaType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MediaType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MediaType", str)
+	}
+	return nil
+}
+
+func (e MediaType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MediaType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MediaType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type OriginType string
+
+const (
+	OriginTypeNative   OriginType = "NATIVE"
+	OriginTypeExternal OriginType = "EXTERNAL"
+	OriginTypeUnknown  OriginType = "UNKNOWN"
+)
+
+var AllOriginType = []OriginType{
+	OriginTypeNative,
+	OriginTypeExternal,
+	OriginTypeUnknown,
+}
+
+func (e OriginType) IsValid() bool {
+	switch e {
+	case OriginTypeNative, OriginTypeExternal, OriginTypeUnknown:
+		return true
+	}
+	return false
+}
+
+func (e OriginType) String() string {
+	return string(e)
+}
+
+func (e *OriginType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OriginType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OriginType", str)
+	}
+	return nil
+}
+
+func (e OriginType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OriginType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OriginType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -1565,11 +5603,11 @@ const (
 	OwnershipTypeNone           OwnershipType = "NONE"
 	OwnershipTypeCustom         OwnershipType = "CUSTOM"
 	OwnershipTypeDataowner      OwnershipType = "DATAOWNER"
-	OwnershipTypeProducer       OwnershipType = "PRODUCER"
 	OwnershipTypeDeveloper      OwnershipType = "DEVELOPER"
 	OwnershipTypeDelegate       OwnershipType = "DELEGATE"
-	OwnershipTypeConsumer       OwnershipType = "CONSUMER"
+	OwnershipTypeProducer       OwnershipType = "PRODUCER"
 	OwnershipTypeStakeholder    OwnershipType = "STAKEHOLDER"
+	OwnershipTypeConsumer       OwnershipType = "CONSUMER"
 )
 
 var AllOwnershipType = []OwnershipType{
@@ -1579,16 +5617,16 @@ var AllOwnershipType = []OwnershipType{
 	OwnershipTypeNone,
 	OwnershipTypeCustom,
 	OwnershipTypeDataowner,
-	OwnershipTypeProducer,
 	OwnershipTypeDeveloper,
 	OwnershipTypeDelegate,
-	OwnershipTypeConsumer,
+	OwnershipTypeProducer,
 	OwnershipTypeStakeholder,
+	OwnershipTypeConsumer,
 }
 
 func (e OwnershipType) IsValid() bool {
 	switch e {
-	case OwnershipTypeTechnicalOwner, OwnershipTypeBusinessOwner, OwnershipTypeDataSteward, OwnershipTypeNone, OwnershipTypeCustom, OwnershipTypeDataowner, OwnershipTypeProducer, OwnershipTypeDeveloper, OwnershipTypeDelegate, OwnershipTypeConsumer, OwnershipTypeStakeholder:
+	case OwnershipTypeTechnicalOwner, OwnershipTypeBusinessOwner, OwnershipTypeDataSteward, OwnershipTypeNone, OwnershipTypeCustom, OwnershipTypeDataowner, OwnershipTypeDeveloper, OwnershipTypeDelegate, OwnershipTypeProducer, OwnershipTypeStakeholder, OwnershipTypeConsumer:
 		return true
 	}
 	return false
@@ -1629,23 +5667,269 @@ func (e OwnershipType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type PartitionType string
+
+const (
+	PartitionTypeFullTable PartitionType = "FULL_TABLE"
+	PartitionTypeQuery     PartitionType = "QUERY"
+	PartitionTypePartition PartitionType = "PARTITION"
+)
+
+var AllPartitionType = []PartitionType{
+	PartitionTypeFullTable,
+	PartitionTypeQuery,
+	PartitionTypePartition,
+}
+
+func (e PartitionType) IsValid() bool {
+	switch e {
+	case PartitionTypeFullTable, PartitionTypeQuery, PartitionTypePartition:
+		return true
+	}
+	return false
+}
+
+func (e PartitionType) String() string {
+	return string(e)
+}
+
+func (e *PartitionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PartitionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PartitionType", str)
+	}
+	return nil
+}
+
+func (e PartitionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PartitionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PartitionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PersonalSidebarSection string
+
+const (
+	PersonalSidebarSectionYourGroups        PersonalSidebarSection = "YOUR_GROUPS"
+	PersonalSidebarSectionYourAssets        PersonalSidebarSection = "YOUR_ASSETS"
+	PersonalSidebarSectionYourDomains       PersonalSidebarSection = "YOUR_DOMAINS"
+	PersonalSidebarSectionYourGlossaryNodes PersonalSidebarSection = "YOUR_GLOSSARY_NODES"
+	PersonalSidebarSectionYourTags          PersonalSidebarSection = "YOUR_TAGS"
+)
+
+var AllPersonalSidebarSection = []PersonalSidebarSection{
+	PersonalSidebarSectionYourGroups,
+	PersonalSidebarSectionYourAssets,
+	PersonalSidebarSectionYourDomains,
+	PersonalSidebarSectionYourGlossaryNodes,
+	PersonalSidebarSectionYourTags,
+}
+
+func (e PersonalSidebarSection) IsValid() bool {
+	switch e {
+	case PersonalSidebarSectionYourGroups, PersonalSidebarSectionYourAssets, PersonalSidebarSectionYourDomains, PersonalSidebarSectionYourGlossaryNodes, PersonalSidebarSectionYourTags:
+		return true
+	}
+	return false
+}
+
+func (e PersonalSidebarSection) String() string {
+	return string(e)
+}
+
+func (e *PersonalSidebarSection) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PersonalSidebarSection(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PersonalSidebarSection", str)
+	}
+	return nil
+}
+
+func (e PersonalSidebarSection) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PersonalSidebarSection) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PersonalSidebarSection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PlatformNativeType string
+
+const (
+	PlatformNativeTypeTable     PlatformNativeType = "TABLE"
+	PlatformNativeTypeView      PlatformNativeType = "VIEW"
+	PlatformNativeTypeDirectory PlatformNativeType = "DIRECTORY"
+	PlatformNativeTypeStream    PlatformNativeType = "STREAM"
+	PlatformNativeTypeBucket    PlatformNativeType = "BUCKET"
+)
+
+var AllPlatformNativeType = []PlatformNativeType{
+	PlatformNativeTypeTable,
+	PlatformNativeTypeView,
+	PlatformNativeTypeDirectory,
+	PlatformNativeTypeStream,
+	PlatformNativeTypeBucket,
+}
+
+func (e PlatformNativeType) IsValid() bool {
+	switch e {
+	case PlatformNativeTypeTable, PlatformNativeTypeView, PlatformNativeTypeDirectory, PlatformNativeTypeStream, PlatformNativeTypeBucket:
+		return true
+	}
+	return false
+}
+
+func (e PlatformNativeType) String() string {
+	return string(e)
+}
+
+func (e *PlatformNativeType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PlatformNativeType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PlatformNativeType", str)
+	}
+	return nil
+}
+
+func (e PlatformNativeType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PlatformNativeType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PlatformNativeType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PlatformType string
+
+const (
+	PlatformTypeFileSystem    PlatformType = "FILE_SYSTEM"
+	PlatformTypeKeyValueStore PlatformType = "KEY_VALUE_STORE"
+	PlatformTypeMessageBroker PlatformType = "MESSAGE_BROKER"
+	PlatformTypeObjectStore   PlatformType = "OBJECT_STORE"
+	PlatformTypeOlapDatastore PlatformType = "OLAP_DATASTORE"
+	PlatformTypeQueryEngine   PlatformType = "QUERY_ENGINE"
+	PlatformTypeRelationalDb  PlatformType = "RELATIONAL_DB"
+	PlatformTypeSearchEngine  PlatformType = "SEARCH_ENGINE"
+	PlatformTypeOthers        PlatformType = "OTHERS"
+)
+
+var AllPlatformType = []PlatformType{
+	PlatformTypeFileSystem,
+	PlatformTypeKeyValueStore,
+	PlatformTypeMessageBroker,
+	PlatformTypeObjectStore,
+	PlatformTypeOlapDatastore,
+	PlatformTypeQueryEngine,
+	PlatformTypeRelationalDb,
+	PlatformTypeSearchEngine,
+	PlatformTypeOthers,
+}
+
+func (e PlatformType) IsValid() bool {
+	switch e {
+	case PlatformTypeFileSystem, PlatformTypeKeyValueStore, PlatformTypeMessageBroker, PlatformTypeObjectStore, PlatformTypeOlapDatastore, PlatformTypeQueryEngine, PlatformTypeRelationalDb, PlatformTypeSearchEngine, PlatformTypeOthers:
+		return true
+	}
+	return false
+}
+
+func (e PlatformType) String() string {
+	return string(e)
+}
+
+func (e *PlatformType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PlatformType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PlatformType", str)
+	}
+	return nil
+}
+
+func (e PlatformType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PlatformType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PlatformType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type PolicyMatchCondition string
 
 const (
 	PolicyMatchConditionEquals     PolicyMatchCondition = "EQUALS"
 	PolicyMatchConditionStartsWith PolicyMatchCondition = "STARTS_WITH"
-	PolicyMatchConditionNotEquals  PolicyMatchCondition = "NOT_EQUALS"
 )
 
 var AllPolicyMatchCondition = []PolicyMatchCondition{
 	PolicyMatchConditionEquals,
 	PolicyMatchConditionStartsWith,
-	PolicyMatchConditionNotEquals,
 }
 
 func (e PolicyMatchCondition) IsValid() bool {
 	switch e {
-	case PolicyMatchConditionEquals, PolicyMatchConditionStartsWith, PolicyMatchConditionNotEquals:
+	case PolicyMatchConditionEquals, PolicyMatchConditionStartsWith:
 		return true
 	}
 	return false
@@ -1798,6 +6082,345 @@ func (e PolicyType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type PostContentType string
+
+const (
+	PostContentTypeText PostContentType = "TEXT"
+	PostContentTypeLink PostContentType = "LINK"
+)
+
+var AllPostContentType = []PostContentType{
+	PostContentTypeText,
+	PostContentTypeLink,
+}
+
+func (e PostContentType) IsValid() bool {
+	switch e {
+	case PostContentTypeText, PostContentTypeLink:
+		return true
+	}
+	return false
+}
+
+func (e PostContentType) String() string {
+	return string(e)
+}
+
+func (e *PostContentType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PostContentType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PostContentType", str)
+	}
+	return nil
+}
+
+func (e PostContentType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PostContentType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PostContentType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PostType string
+
+const (
+	PostTypeHomePageAnnouncement PostType = "HOME_PAGE_ANNOUNCEMENT"
+	PostTypeEntityAnnouncement   PostType = "ENTITY_ANNOUNCEMENT"
+)
+
+var AllPostType = []PostType{
+	PostTypeHomePageAnnouncement,
+	PostTypeEntityAnnouncement,
+}
+
+func (e PostType) IsValid() bool {
+	switch e {
+	case PostTypeHomePageAnnouncement, PostTypeEntityAnnouncement:
+		return true
+	}
+	return false
+}
+
+func (e PostType) String() string {
+	return string(e)
+}
+
+func (e *PostType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PostType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PostType", str)
+	}
+	return nil
+}
+
+func (e PostType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PostType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PostType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PropertyCardinality string
+
+const (
+	PropertyCardinalitySingle   PropertyCardinality = "SINGLE"
+	PropertyCardinalityMultiple PropertyCardinality = "MULTIPLE"
+)
+
+var AllPropertyCardinality = []PropertyCardinality{
+	PropertyCardinalitySingle,
+	PropertyCardinalityMultiple,
+}
+
+func (e PropertyCardinality) IsValid() bool {
+	switch e {
+	case PropertyCardinalitySingle, PropertyCardinalityMultiple:
+		return true
+	}
+	return false
+}
+
+func (e PropertyCardinality) String() string {
+	return string(e)
+}
+
+func (e *PropertyCardinality) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PropertyCardinality(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PropertyCardinality", str)
+	}
+	return nil
+}
+
+func (e PropertyCardinality) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PropertyCardinality) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PropertyCardinality) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type QueryLanguage string
+
+const (
+	QueryLanguageSQL QueryLanguage = "SQL"
+	// catalogd: a symbol the aspect allows.
+	QueryLanguageUnknown QueryLanguage = "UNKNOWN"
+)
+
+var AllQueryLanguage = []QueryLanguage{
+	QueryLanguageSQL,
+	QueryLanguageUnknown,
+}
+
+func (e QueryLanguage) IsValid() bool {
+	switch e {
+	case QueryLanguageSQL, QueryLanguageUnknown:
+		return true
+	}
+	return false
+}
+
+func (e QueryLanguage) String() string {
+	return string(e)
+}
+
+func (e *QueryLanguage) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = QueryLanguage(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid QueryLanguage", str)
+	}
+	return nil
+}
+
+func (e QueryLanguage) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *QueryLanguage) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e QueryLanguage) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type QuerySource string
+
+const (
+	QuerySourceManual QuerySource = "MANUAL"
+	QuerySourceSystem QuerySource = "SYSTEM"
+)
+
+var AllQuerySource = []QuerySource{
+	QuerySourceManual,
+	QuerySourceSystem,
+}
+
+func (e QuerySource) IsValid() bool {
+	switch e {
+	case QuerySourceManual, QuerySourceSystem:
+		return true
+	}
+	return false
+}
+
+func (e QuerySource) String() string {
+	return string(e)
+}
+
+func (e *QuerySource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = QuerySource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid QuerySource", str)
+	}
+	return nil
+}
+
+func (e QuerySource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *QuerySource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e QuerySource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type RecommendationRenderType string
+
+const (
+	RecommendationRenderTypeEntityNameList         RecommendationRenderType = "ENTITY_NAME_LIST"
+	RecommendationRenderTypePlatformSearchList     RecommendationRenderType = "PLATFORM_SEARCH_LIST"
+	RecommendationRenderTypeTagSearchList          RecommendationRenderType = "TAG_SEARCH_LIST"
+	RecommendationRenderTypeSearchQueryList        RecommendationRenderType = "SEARCH_QUERY_LIST"
+	RecommendationRenderTypeGlossaryTermSearchList RecommendationRenderType = "GLOSSARY_TERM_SEARCH_LIST"
+	RecommendationRenderTypeDomainSearchList       RecommendationRenderType = "DOMAIN_SEARCH_LIST"
+)
+
+var AllRecommendationRenderType = []RecommendationRenderType{
+	RecommendationRenderTypeEntityNameList,
+	RecommendationRenderTypePlatformSearchList,
+	RecommendationRenderTypeTagSearchList,
+	RecommendationRenderTypeSearchQueryList,
+	RecommendationRenderTypeGlossaryTermSearchList,
+	RecommendationRenderTypeDomainSearchList,
+}
+
+func (e RecommendationRenderType) IsValid() bool {
+	switch e {
+	case RecommendationRenderTypeEntityNameList, RecommendationRenderTypePlatformSearchList, RecommendationRenderTypeTagSearchList, RecommendationRenderTypeSearchQueryList, RecommendationRenderTypeGlossaryTermSearchList, RecommendationRenderTypeDomainSearchList:
+		return true
+	}
+	return false
+}
+
+func (e RecommendationRenderType) String() string {
+	return string(e)
+}
+
+func (e *RecommendationRenderType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RecommendationRenderType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RecommendationRenderType", str)
+	}
+	return nil
+}
+
+func (e RecommendationRenderType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RecommendationRenderType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RecommendationRenderType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type RelationshipDirection string
 
 const (
@@ -1853,43 +6476,159 @@ func (e RelationshipDirection) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type ScenarioType string
+
+const (
+	ScenarioTypeHome          ScenarioType = "HOME"
+	ScenarioTypeSearchResults ScenarioType = "SEARCH_RESULTS"
+	ScenarioTypeEntityProfile ScenarioType = "ENTITY_PROFILE"
+	ScenarioTypeSearchBar     ScenarioType = "SEARCH_BAR"
+)
+
+var AllScenarioType = []ScenarioType{
+	ScenarioTypeHome,
+	ScenarioTypeSearchResults,
+	ScenarioTypeEntityProfile,
+	ScenarioTypeSearchBar,
+}
+
+func (e ScenarioType) IsValid() bool {
+	switch e {
+	case ScenarioTypeHome, ScenarioTypeSearchResults, ScenarioTypeEntityProfile, ScenarioTypeSearchBar:
+		return true
+	}
+	return false
+}
+
+func (e ScenarioType) String() string {
+	return string(e)
+}
+
+func (e *ScenarioType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ScenarioType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ScenarioType", str)
+	}
+	return nil
+}
+
+func (e ScenarioType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ScenarioType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ScenarioType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SchemaAssertionCompatibility string
+
+const (
+	SchemaAssertionCompatibilityExactMatch SchemaAssertionCompatibility = "EXACT_MATCH"
+	SchemaAssertionCompatibilitySuperset   SchemaAssertionCompatibility = "SUPERSET"
+	SchemaAssertionCompatibilitySubset     SchemaAssertionCompatibility = "SUBSET"
+)
+
+var AllSchemaAssertionCompatibility = []SchemaAssertionCompatibility{
+	SchemaAssertionCompatibilityExactMatch,
+	SchemaAssertionCompatibilitySuperset,
+	SchemaAssertionCompatibilitySubset,
+}
+
+func (e SchemaAssertionCompatibility) IsValid() bool {
+	switch e {
+	case SchemaAssertionCompatibilityExactMatch, SchemaAssertionCompatibilitySuperset, SchemaAssertionCompatibilitySubset:
+		return true
+	}
+	return false
+}
+
+func (e SchemaAssertionCompatibility) String() string {
+	return string(e)
+}
+
+func (e *SchemaAssertionCompatibility) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SchemaAssertionCompatibility(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SchemaAssertionCompatibility", str)
+	}
+	return nil
+}
+
+func (e SchemaAssertionCompatibility) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SchemaAssertionCompatibility) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SchemaAssertionCompatibility) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type SchemaFieldDataType string
 
 const (
-	SchemaFieldDataTypeBytes   SchemaFieldDataType = "BYTES"
-	SchemaFieldDataTypeFixed   SchemaFieldDataType = "FIXED"
-	SchemaFieldDataTypeEnum    SchemaFieldDataType = "ENUM"
-	SchemaFieldDataTypeMap     SchemaFieldDataType = "MAP"
-	SchemaFieldDataTypeNull    SchemaFieldDataType = "NULL"
 	SchemaFieldDataTypeBoolean SchemaFieldDataType = "BOOLEAN"
+	SchemaFieldDataTypeFixed   SchemaFieldDataType = "FIXED"
 	SchemaFieldDataTypeString  SchemaFieldDataType = "STRING"
+	SchemaFieldDataTypeBytes   SchemaFieldDataType = "BYTES"
 	SchemaFieldDataTypeNumber  SchemaFieldDataType = "NUMBER"
 	SchemaFieldDataTypeDate    SchemaFieldDataType = "DATE"
 	SchemaFieldDataTypeTime    SchemaFieldDataType = "TIME"
-	SchemaFieldDataTypeStruct  SchemaFieldDataType = "STRUCT"
+	SchemaFieldDataTypeEnum    SchemaFieldDataType = "ENUM"
+	SchemaFieldDataTypeNull    SchemaFieldDataType = "NULL"
+	SchemaFieldDataTypeMap     SchemaFieldDataType = "MAP"
 	SchemaFieldDataTypeArray   SchemaFieldDataType = "ARRAY"
 	SchemaFieldDataTypeUnion   SchemaFieldDataType = "UNION"
+	SchemaFieldDataTypeStruct  SchemaFieldDataType = "STRUCT"
 )
 
 var AllSchemaFieldDataType = []SchemaFieldDataType{
-	SchemaFieldDataTypeBytes,
-	SchemaFieldDataTypeFixed,
-	SchemaFieldDataTypeEnum,
-	SchemaFieldDataTypeMap,
-	SchemaFieldDataTypeNull,
 	SchemaFieldDataTypeBoolean,
+	SchemaFieldDataTypeFixed,
 	SchemaFieldDataTypeString,
+	SchemaFieldDataTypeBytes,
 	SchemaFieldDataTypeNumber,
 	SchemaFieldDataTypeDate,
 	SchemaFieldDataTypeTime,
-	SchemaFieldDataTypeStruct,
+	SchemaFieldDataTypeEnum,
+	SchemaFieldDataTypeNull,
+	SchemaFieldDataTypeMap,
 	SchemaFieldDataTypeArray,
 	SchemaFieldDataTypeUnion,
+	SchemaFieldDataTypeStruct,
 }
 
 func (e SchemaFieldDataType) IsValid() bool {
 	switch e {
-	case SchemaFieldDataTypeBytes, SchemaFieldDataTypeFixed, SchemaFieldDataTypeEnum, SchemaFieldDataTypeMap, SchemaFieldDataTypeNull, SchemaFieldDataTypeBoolean, SchemaFieldDataTypeString, SchemaFieldDataTypeNumber, SchemaFieldDataTypeDate, SchemaFieldDataTypeTime, SchemaFieldDataTypeStruct, SchemaFieldDataTypeArray, SchemaFieldDataTypeUnion:
+	case SchemaFieldDataTypeBoolean, SchemaFieldDataTypeFixed, SchemaFieldDataTypeString, SchemaFieldDataTypeBytes, SchemaFieldDataTypeNumber, SchemaFieldDataTypeDate, SchemaFieldDataTypeTime, SchemaFieldDataTypeEnum, SchemaFieldDataTypeNull, SchemaFieldDataTypeMap, SchemaFieldDataTypeArray, SchemaFieldDataTypeUnion, SchemaFieldDataTypeStruct:
 		return true
 	}
 	return false
@@ -1925,6 +6664,234 @@ func (e *SchemaFieldDataType) UnmarshalJSON(b []byte) error {
 }
 
 func (e SchemaFieldDataType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SearchBarAPI string
+
+const (
+	SearchBarAPIAutocompleteForMultiple SearchBarAPI = "AUTOCOMPLETE_FOR_MULTIPLE"
+	SearchBarAPISearchAcrossEntities    SearchBarAPI = "SEARCH_ACROSS_ENTITIES"
+)
+
+var AllSearchBarAPI = []SearchBarAPI{
+	SearchBarAPIAutocompleteForMultiple,
+	SearchBarAPISearchAcrossEntities,
+}
+
+func (e SearchBarAPI) IsValid() bool {
+	switch e {
+	case SearchBarAPIAutocompleteForMultiple, SearchBarAPISearchAcrossEntities:
+		return true
+	}
+	return false
+}
+
+func (e SearchBarAPI) String() string {
+	return string(e)
+}
+
+func (e *SearchBarAPI) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SearchBarAPI(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SearchBarAPI", str)
+	}
+	return nil
+}
+
+func (e SearchBarAPI) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SearchBarAPI) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SearchBarAPI) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SortOrder string
+
+const (
+	SortOrderAscending  SortOrder = "ASCENDING"
+	SortOrderDescending SortOrder = "DESCENDING"
+)
+
+var AllSortOrder = []SortOrder{
+	SortOrderAscending,
+	SortOrderDescending,
+}
+
+func (e SortOrder) IsValid() bool {
+	switch e {
+	case SortOrderAscending, SortOrderDescending:
+		return true
+	}
+	return false
+}
+
+func (e SortOrder) String() string {
+	return string(e)
+}
+
+func (e *SortOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SortOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SortOrder", str)
+	}
+	return nil
+}
+
+func (e SortOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SortOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SortOrder) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SQLAssertionType string
+
+const (
+	SQLAssertionTypeMetric       SQLAssertionType = "METRIC"
+	SQLAssertionTypeMetricChange SQLAssertionType = "METRIC_CHANGE"
+)
+
+var AllSQLAssertionType = []SQLAssertionType{
+	SQLAssertionTypeMetric,
+	SQLAssertionTypeMetricChange,
+}
+
+func (e SQLAssertionType) IsValid() bool {
+	switch e {
+	case SQLAssertionTypeMetric, SQLAssertionTypeMetricChange:
+		return true
+	}
+	return false
+}
+
+func (e SQLAssertionType) String() string {
+	return string(e)
+}
+
+func (e *SQLAssertionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SQLAssertionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SqlAssertionType", str)
+	}
+	return nil
+}
+
+func (e SQLAssertionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SQLAssertionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SQLAssertionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type StdDataType string
+
+const (
+	StdDataTypeString   StdDataType = "STRING"
+	StdDataTypeNumber   StdDataType = "NUMBER"
+	StdDataTypeUrn      StdDataType = "URN"
+	StdDataTypeRichText StdDataType = "RICH_TEXT"
+	StdDataTypeDate     StdDataType = "DATE"
+	StdDataTypeOther    StdDataType = "OTHER"
+)
+
+var AllStdDataType = []StdDataType{
+	StdDataTypeString,
+	StdDataTypeNumber,
+	StdDataTypeUrn,
+	StdDataTypeRichText,
+	StdDataTypeDate,
+	StdDataTypeOther,
+}
+
+func (e StdDataType) IsValid() bool {
+	switch e {
+	case StdDataTypeString, StdDataTypeNumber, StdDataTypeUrn, StdDataTypeRichText, StdDataTypeDate, StdDataTypeOther:
+		return true
+	}
+	return false
+}
+
+func (e StdDataType) String() string {
+	return string(e)
+}
+
+func (e *StdDataType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StdDataType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StdDataType", str)
+	}
+	return nil
+}
+
+func (e StdDataType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StdDataType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StdDataType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -1978,6 +6945,293 @@ func (e *SubResourceType) UnmarshalJSON(b []byte) error {
 }
 
 func (e SubResourceType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type TermRelationshipType string
+
+const (
+	TermRelationshipTypeIsA  TermRelationshipType = "isA"
+	TermRelationshipTypeHasA TermRelationshipType = "hasA"
+)
+
+var AllTermRelationshipType = []TermRelationshipType{
+	TermRelationshipTypeIsA,
+	TermRelationshipTypeHasA,
+}
+
+func (e TermRelationshipType) IsValid() bool {
+	switch e {
+	case TermRelationshipTypeIsA, TermRelationshipTypeHasA:
+		return true
+	}
+	return false
+}
+
+func (e TermRelationshipType) String() string {
+	return string(e)
+}
+
+func (e *TermRelationshipType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TermRelationshipType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TermRelationshipType", str)
+	}
+	return nil
+}
+
+func (e TermRelationshipType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TermRelationshipType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TermRelationshipType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type TestResultType string
+
+const (
+	TestResultTypeSuccess TestResultType = "SUCCESS"
+	TestResultTypeFailure TestResultType = "FAILURE"
+)
+
+var AllTestResultType = []TestResultType{
+	TestResultTypeSuccess,
+	TestResultTypeFailure,
+}
+
+func (e TestResultType) IsValid() bool {
+	switch e {
+	case TestResultTypeSuccess, TestResultTypeFailure:
+		return true
+	}
+	return false
+}
+
+func (e TestResultType) String() string {
+	return string(e)
+}
+
+func (e *TestResultType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TestResultType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TestResultType", str)
+	}
+	return nil
+}
+
+func (e TestResultType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TestResultType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TestResultType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type TimeRange string
+
+const (
+	TimeRangeDay     TimeRange = "DAY"
+	TimeRangeWeek    TimeRange = "WEEK"
+	TimeRangeMonth   TimeRange = "MONTH"
+	TimeRangeQuarter TimeRange = "QUARTER"
+	TimeRangeYear    TimeRange = "YEAR"
+	TimeRangeAll     TimeRange = "ALL"
+)
+
+var AllTimeRange = []TimeRange{
+	TimeRangeDay,
+	TimeRangeWeek,
+	TimeRangeMonth,
+	TimeRangeQuarter,
+	TimeRangeYear,
+	TimeRangeAll,
+}
+
+func (e TimeRange) IsValid() bool {
+	switch e {
+	case TimeRangeDay, TimeRangeWeek, TimeRangeMonth, TimeRangeQuarter, TimeRangeYear, TimeRangeAll:
+		return true
+	}
+	return false
+}
+
+func (e TimeRange) String() string {
+	return string(e)
+}
+
+func (e *TimeRange) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TimeRange(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TimeRange", str)
+	}
+	return nil
+}
+
+func (e TimeRange) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TimeRange) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TimeRange) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type UserSetting string
+
+const (
+	UserSettingShowSimplifiedHomepage UserSetting = "SHOW_SIMPLIFIED_HOMEPAGE"
+	UserSettingShowThemeV2            UserSetting = "SHOW_THEME_V2"
+)
+
+var AllUserSetting = []UserSetting{
+	UserSettingShowSimplifiedHomepage,
+	UserSettingShowThemeV2,
+}
+
+func (e UserSetting) IsValid() bool {
+	switch e {
+	case UserSettingShowSimplifiedHomepage, UserSettingShowThemeV2:
+		return true
+	}
+	return false
+}
+
+func (e UserSetting) String() string {
+	return string(e)
+}
+
+func (e *UserSetting) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = UserSetting(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid UserSetting", str)
+	}
+	return nil
+}
+
+func (e UserSetting) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *UserSetting) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e UserSetting) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type VolumeAssertionType string
+
+const (
+	VolumeAssertionTypeRowCountTotal                     VolumeAssertionType = "ROW_COUNT_TOTAL"
+	VolumeAssertionTypeRowCountChange                    VolumeAssertionType = "ROW_COUNT_CHANGE"
+	VolumeAssertionTypeIncrementingSegmentRowCountTotal  VolumeAssertionType = "INCREMENTING_SEGMENT_ROW_COUNT_TOTAL"
+	VolumeAssertionTypeIncrementingSegmentRowCountChange VolumeAssertionType = "INCREMENTING_SEGMENT_ROW_COUNT_CHANGE"
+)
+
+var AllVolumeAssertionType = []VolumeAssertionType{
+	VolumeAssertionTypeRowCountTotal,
+	VolumeAssertionTypeRowCountChange,
+	VolumeAssertionTypeIncrementingSegmentRowCountTotal,
+	VolumeAssertionTypeIncrementingSegmentRowCountChange,
+}
+
+func (e VolumeAssertionType) IsValid() bool {
+	switch e {
+	case VolumeAssertionTypeRowCountTotal, VolumeAssertionTypeRowCountChange, VolumeAssertionTypeIncrementingSegmentRowCountTotal, VolumeAssertionTypeIncrementingSegmentRowCountChange:
+		return true
+	}
+	return false
+}
+
+func (e VolumeAssertionType) String() string {
+	return string(e)
+}
+
+func (e *VolumeAssertionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = VolumeAssertionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid VolumeAssertionType", str)
+	}
+	return nil
+}
+
+func (e VolumeAssertionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *VolumeAssertionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e VolumeAssertionType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,551 @@
+package graphql
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/catalogd/catalogd/internal/auth"
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/graphql/model"
+	"github.com/catalogd/catalogd/internal/search"
+)
+
+// This file holds what every page of DataHub's web UI asks first: the
+// application's configuration, the caller's views and settings, and the
+// home page's quick filters and recommendations.
+
+// AppVersion is the DataHub release whose interface catalogd serves, as
+// appConfig reports it.
+const AppVersion = "v1.1.0"
+
+// AppConfig is the configuration the web UI reads at start: DataHub's
+// defaults, with the features catalogd serves.
+func (r *queryResolver) AppConfig(ctx context.Context) (*model.AppConfig, error) {
+	privs := make([]*model.Privilege, len(platformPrivileges))
+	for i, p := range platformPrivileges {
+		privs[i] = &model.Privilege{Type: p[0], DisplayName: ptr(p[1]), Description: ptr(p[2])}
+	}
+	return &model.AppConfig{
+		AppVersion:               ptr(AppVersion),
+		AuthConfig:               &model.AuthConfig{TokenAuthEnabled: true},
+		AnalyticsConfig:          &model.AnalyticsConfig{Enabled: false},
+		PoliciesConfig:           &model.PoliciesConfig{Enabled: r.auth != nil, PlatformPrivileges: privs, ResourcePrivileges: []*model.ResourcePrivileges{}},
+		IdentityManagementConfig: &model.IdentityManagementConfig{Enabled: true},
+		ManagedIngestionConfig:   &model.ManagedIngestionConfig{Enabled: true},
+		LineageConfig:            &model.LineageConfig{SupportsImpactAnalysis: true},
+		VisualConfig: &model.VisualConfig{
+			LogoURL: ptr("/assets/platforms/datahublogo.png"), FaviconURL: ptr("/assets/icons/favicon.ico"),
+			QueriesTab: &model.QueriesTabConfig{QueriesTabResultSize: ptr(5)}, EntityProfiles: &model.EntityProfilesConfig{Domain: &model.EntityProfileConfig{}},
+			SearchResult: &model.SearchResultsVisualConfig{EnableNameHighlight: ptr(true)}, ShowFullTitleInLineage: ptr(false),
+			Theme: &model.ThemeConfig{}, Application: &model.ApplicationConfig{ShowSidebarSectionWhenEmpty: ptr(false)},
+		},
+		TelemetryConfig: &model.TelemetryConfig{EnableThirdPartyLogging: ptr(false)},
+		TestsConfig:     &model.TestsConfig{Enabled: false},
+		ViewsConfig:     &model.ViewsConfig{Enabled: true},
+		SearchBarConfig: &model.SearchBarConfig{APIVariant: model.SearchBarAPIAutocompleteForMultiple},
+		HomePageConfig:  &model.HomePageConfig{FirstInPersonalSidebar: model.PersonalSidebarSectionYourAssets},
+		FeatureFlags: &model.FeatureFlagsConfig{
+			ShowSearchFiltersV2: true, ShowBrowseV2: true, PlatformBrowseV2: true, LineageGraphV2: true,
+			NestedDomainsEnabled: true, DataContractsEnabled: true, ThemeV2Enabled: true, ThemeV2Toggleable: true,
+			SchemaFieldLineageIgnoreStatus: true, ShowManageStructuredProperties: true, ShowNavBarRedesign: true,
+			ShowAutoCompleteResults: true, ShowManageTags: true, ShowIntroducePage: true, ShowLineageExpandMore: true,
+		},
+		ChromeExtensionConfig: &model.ChromeExtensionConfig{Enabled: true, LineageEnabled: true},
+	}, nil
+}
+
+// platformPrivileges are DataHub's platform privileges: type, display name,
+// description.
+var platformPrivileges = [][3]string{
+	{auth.PrivManagePolicies, "Manage Policies", "Create and remove access control policies."},
+	{auth.PrivManageIngestion, "Manage Metadata Ingestion", "Create, remove, and update Metadata Ingestion sources."},
+	{"MANAGE_SECRETS", "Manage Secrets", "Create & remove Secrets stored inside DataHub."},
+	{auth.PrivManageUsers, "Manage Users & Groups", "Create, remove, and update users and groups on DataHub."},
+	{"VIEW_ANALYTICS", "View Analytics", "View the DataHub analytics dashboard."},
+	{auth.PrivGetAnalytics, "Get Analytics", "Get analytics data through the API."},
+	{auth.PrivManageDomains, "Manage Domains", "Create and remove Asset Domains."},
+	{auth.PrivManageGlossaries, "Manage Glossaries", "Create, edit, and remove Glossary Entities."},
+	{auth.PrivManageTags, "Manage Tags", "Create and remove Tags."},
+	{auth.PrivGeneratePersonal, "Generate Personal Access Tokens", "Generate personal access tokens for use with DataHub APIs."},
+	{auth.PrivManageAccessTokens, "Manage All Access Tokens", "Create, list and revoke access tokens on behalf of users."},
+	{auth.PrivManageCredentials, "Manage User Credentials", "Manage credentials for native DataHub users."},
+	{"CREATE_TAGS", "Create Tags", "Create new Tags."},
+	{"CREATE_DOMAINS", "Create Domains", "Create new Domains."},
+	{"MANAGE_GLOBAL_VIEWS", "Manage Public Views", "Create, update, and delete any Public (shared) Views."},
+	{"MANAGE_GLOBAL_OWNERSHIP_TYPES", "Manage Ownership Types", "Create, update and delete Ownership Types."},
+	{auth.PrivRestoreIndices, "Restore Indices API", "Restore indices through the API."},
+}
+
+// globalSettingsURN is the entity holding DataHub's global settings.
+const globalSettingsURN = "urn:li:globalSettings:0"
+
+// GlobalViewsSettings is the default view of the instance, from the global
+// settings.
+func (r *queryResolver) GlobalViewsSettings(ctx context.Context) (*model.GlobalViewsSettings, error) {
+	v, err := r.loaderOf(ctx).Aspect(ctx, globalSettingsURN, "globalSettingsInfo")
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	return &model.GlobalViewsSettings{DefaultView: nonEmpty(jsonString(m, "views", "defaultView"))}, nil
+}
+
+// BatchGetStepStates reads the caller's onboarding step states, leaving out
+// those never stored.
+func (r *queryResolver) BatchGetStepStates(ctx context.Context, in model.BatchGetStepStatesInput) (*model.BatchGetStepStatesResult, error) {
+	l := r.loaderOf(ctx)
+	urns := make([]string, len(in.Ids))
+	for i, id := range in.Ids {
+		urns[i] = catalog.NewURN("dataHubStepState", id)
+	}
+	l.Want(urns...)
+	out := &model.BatchGetStepStatesResult{Results: []*model.StepStateResult{}}
+	for i, u := range urns {
+		v, err := l.Aspect(ctx, u, "dataHubStepStateProperties")
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		if m == nil {
+			continue
+		}
+		res := &model.StepStateResult{ID: in.Ids[i], Properties: []*model.StringMapEntry{}}
+		props, _ := m["properties"].(map[string]any)
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		s := model.NewScope(u, l, 0)
+		for _, k := range keys {
+			res.Properties = append(res.Properties, model.NewStringMapEntry(map[string]any{"key": k, "value": props[k]}, s))
+		}
+		out.Results = append(out.Results, res)
+	}
+	return out, nil
+}
+
+// GetGrantedPrivileges lists the privileges an actor holds on a resource
+// (or on the platform), of those catalogd's policies grant.
+func (r *queryResolver) GetGrantedPrivileges(ctx context.Context, in model.GetGrantedPrivilegesInput) (*model.Privileges, error) {
+	out := &model.Privileges{Privileges: []string{}}
+	if r.auth == nil {
+		return out, nil
+	}
+	res := auth.Resource{}
+	if in.ResourceSpec != nil {
+		res = auth.Resource{Type: entityNames[in.ResourceSpec.ResourceType], URN: in.ResourceSpec.ResourceUrn}
+	}
+	for _, p := range grantablePrivileges {
+		ok, err := r.auth.Allowed(ctx, in.ActorUrn, res, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out.Privileges = append(out.Privileges, p)
+		}
+	}
+	return out, nil
+}
+
+// grantablePrivileges are the privileges GetGrantedPrivileges reports on.
+var grantablePrivileges = func() []string {
+	out := []string{auth.PrivViewEntity, auth.PrivEditEntity, auth.PrivDeleteEntity, auth.PrivViewDatasetProfile,
+		auth.PrivViewDatasetUsage, auth.PrivViewDatasetOps, auth.PrivGetEntity, auth.PrivSearch}
+	for _, p := range platformPrivileges {
+		out = append(out, p[0])
+	}
+	return out
+}()
+
+// maxQuickFilters is how many platforms the search bar offers as quick
+// filters.
+const maxQuickFilters = 5
+
+// GetQuickFilters offers the platforms with the most entities as search
+// filters.
+func (r *queryResolver) GetQuickFilters(ctx context.Context, _ model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
+	top, err := r.topPlatforms(ctx, maxQuickFilters)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.GetQuickFiltersResult{QuickFilters: []*model.QuickFilter{}}
+	for _, p := range top {
+		out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: "platform", Value: p, Entity: &model.DataPlatform{Urn: p}})
+	}
+	return out, nil
+}
+
+// topPlatforms returns the platforms with the most searchable entities,
+// most first, at most n.
+func (r *Resolver) topPlatforms(ctx context.Context, n int) ([]string, error) {
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: searchableTypes, Input: "*", Count: 0})
+	if err != nil {
+		return nil, err
+	}
+	counts := res.SearchResult.Facets["platform"]
+	platforms := make([]string, 0, len(counts))
+	for p := range counts {
+		if strings.HasPrefix(p, "urn:li:dataPlatform:") {
+			platforms = append(platforms, p)
+		}
+	}
+	sort.Slice(platforms, func(i, j int) bool {
+		if counts[platforms[i]] != counts[platforms[j]] {
+			return counts[platforms[i]] > counts[platforms[j]]
+		}
+		return platforms[i] < platforms[j]
+	})
+	r.loaderOf(ctx).Want(platforms...)
+	return platforms[:min(len(platforms), n)], nil
+}
+
+// maxRecommendedPlatforms is how many platforms the home page recommends.
+const maxRecommendedPlatforms = 10
+
+// ListRecommendations answers the home page's modules: the platforms with
+// the most entities, as DataHub's Platforms module lists them.
+func (r *queryResolver) ListRecommendations(ctx context.Context, in model.ListRecommendationsInput) (*model.ListRecommendationsResult, error) {
+	out := &model.ListRecommendationsResult{Modules: []*model.RecommendationModule{}}
+	if rc := in.RequestContext; rc != nil && rc.Scenario != model.ScenarioTypeHome {
+		return out, nil
+	}
+	top, err := r.topPlatforms(ctx, maxRecommendedPlatforms)
+	if err != nil || len(top) == 0 {
+		return out, err
+	}
+	m := &model.RecommendationModule{Title: "Platforms", ModuleID: "Platforms", RenderType: model.RecommendationRenderTypePlatformSearchList}
+	for _, p := range top {
+		m.Content = append(m.Content, &model.RecommendationContent{Value: p, Entity: &model.DataPlatform{Urn: p},
+			Params: &model.RecommendationParams{SearchParams: &model.SearchParams{Types: []model.EntityType{}, Query: "",
+				Filters: []*model.FacetFilter{{Field: "platform", Values: []string{p}}}}}})
+	}
+	out.Modules = append(out.Modules, m)
+	return out, nil
+}
+
+// storedList lists the entities whose URNs start with prefix and have
+// aspect stored, kept by keep, by the aspect's name member, matching query
+// (a case-insensitive substring of the name; * or empty for all), paged.
+func (r *Resolver) storedList(ctx context.Context, prefix, aspect string, query *string, start, count *int, keep func(info map[string]any) bool) ([]string, int, int, error) {
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: prefix + "%", Aspect: aspect, Limit: maxRelated})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	q := strings.ToLower(strings.TrimSpace(deref(query)))
+	type item struct{ urn, name string }
+	var kept []item
+	for _, a := range rows {
+		v, err := decodeJSON(a.Value)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		m, _ := v.(map[string]any)
+		name := jsonString(m, "name")
+		if (keep != nil && !keep(m)) || (q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q)) {
+			continue
+		}
+		kept = append(kept, item{a.URN, name})
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].name < kept[j].name })
+	s, c := page(start, count, 20)
+	var urns []string
+	for _, it := range window(kept, s, c) {
+		urns = append(urns, it.urn)
+	}
+	r.loaderOf(ctx).Want(urns...)
+	return urns, s, len(kept), nil
+}
+
+// views lists the stored views the filter keeps, by name.
+func (r *Resolver) views(ctx context.Context, start, count *int, query *string, keep func(info map[string]any) bool) (*model.ListViewsResult, error) {
+	urns, s, total, err := r.storedList(ctx, "urn:li:dataHubView:", "dataHubViewInfo", query, start, count, keep)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListViewsResult{Start: s, Count: len(urns), Total: total, Views: []*model.DataHubView{}}
+	for _, u := range urns {
+		out.Views = append(out.Views, &model.DataHubView{Urn: u})
+	}
+	return out, nil
+}
+
+// ListMyViews lists the views the caller created, of the type asked.
+func (r *queryResolver) ListMyViews(ctx context.Context, in model.ListMyViewsInput) (*model.ListViewsResult, error) {
+	me := actorOf(ctx)
+	return r.views(ctx, in.Start, in.Count, in.Query, func(m map[string]any) bool {
+		return jsonString(m, "created", "actor") == me && (in.ViewType == nil || jsonString(m, "type") == string(*in.ViewType))
+	})
+}
+
+// ListGlobalViews lists the views shared with everyone.
+func (r *queryResolver) ListGlobalViews(ctx context.Context, in model.ListGlobalViewsInput) (*model.ListViewsResult, error) {
+	return r.views(ctx, in.Start, in.Count, in.Query, func(m map[string]any) bool {
+		return jsonString(m, "type") == string(model.DataHubViewTypeGlobal)
+	})
+}
+
+// countOf returns how many entities of entity type e a search for query
+// within filter finds.
+func (r *Resolver) countOf(ctx context.Context, e, query string, filter *search.FilterInput) (int, error) {
+	svc, err := r.searchService()
+	if err != nil {
+		return 0, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: []string{e}, Input: query, Filter: filter})
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
+}
+
+// GetEntityCounts counts the entities of each type asked (the searchable
+// types when none is).
+func (r *queryResolver) GetEntityCounts(ctx context.Context, in *model.EntityCountInput) (*model.EntityCountResults, error) {
+	var types []model.EntityType
+	if in != nil {
+		types = in.Types
+	}
+	ents, err := entityNamesOf(types)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.EntityCountResults{Counts: []*model.EntityCountResult{}}
+	for _, e := range ents {
+		n, err := r.countOf(ctx, e, "*", nil)
+		if err != nil {
+			return nil, err
+		}
+		out.Counts = append(out.Counts, &model.EntityCountResult{EntityType: model.EntityTypes[e], Count: n})
+	}
+	return out, nil
+}
+
+// AggregateAcrossEntities counts the values of the facets asked (all when
+// none is) over what a search finds, the entity type facet (_entityType)
+// included.
+func (r *queryResolver) AggregateAcrossEntities(ctx context.Context, in model.AggregateAcrossEntitiesInput) (*model.AggregateResults, error) {
+	ents, err := entityNamesOf(in.Types)
+	if err != nil {
+		return nil, err
+	}
+	ents, filter := narrowByEntityType(ents, filterOf(nil, in.OrFilters))
+	out := &model.AggregateResults{Facets: []*model.FacetMetadata{}}
+	if len(ents) == 0 {
+		return out, nil
+	}
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: in.Query, Filter: filter})
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, f := range in.Facets {
+		if f != nil {
+			want[*f] = true
+		}
+	}
+	for _, f := range facets(res.Facets, res.SearchResult.Facets) {
+		if len(want) == 0 || want[f.Field] {
+			out.Facets = append(out.Facets, f)
+		}
+	}
+	if len(want) == 0 || want[entityTypeField] {
+		f := &model.FacetMetadata{Field: entityTypeField, DisplayName: ptr("Type"), Aggregations: []*model.AggregationMetadata{}}
+		for _, e := range ents {
+			n, err := r.countOf(ctx, e, in.Query, filter)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				f.Aggregations = append(f.Aggregations, &model.AggregationMetadata{Value: string(model.EntityTypes[e]), Count: int64(n)})
+			}
+		}
+		sort.SliceStable(f.Aggregations, func(i, j int) bool { return f.Aggregations[i].Count > f.Aggregations[j].Count })
+		out.Facets = append(out.Facets, f)
+	}
+	return out, nil
+}
+
+// ListPosts lists the posts, last modified first.
+func (r *queryResolver) ListPosts(ctx context.Context, in model.ListPostsInput) (*model.ListPostsResult, error) {
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:post:%", Aspect: "postInfo", Limit: maxRelated})
+	if err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(strings.TrimSpace(deref(in.Query)))
+	type post struct {
+		urn      string
+		modified int64
+	}
+	var kept []post
+	for _, a := range rows {
+		v, err := decodeJSON(a.Value)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		title := jsonString(m, "content", "title")
+		if q != "" && q != "*" && !strings.Contains(strings.ToLower(title), q) {
+			continue
+		}
+		p := post{urn: a.URN}
+		p.modified, _ = jsonInt(m["lastModified"])
+		kept = append(kept, p)
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].modified > kept[j].modified })
+	s, c := page(in.Start, in.Count, 20)
+	out := &model.ListPostsResult{Start: s, Total: len(kept), Posts: []*model.Post{}}
+	for _, p := range window(kept, s, c) {
+		out.Posts = append(out.Posts, &model.Post{Urn: p.urn})
+		r.loaderOf(ctx).Want(p.urn)
+	}
+	out.Count = len(out.Posts)
+	return out, nil
+}
+
+// rootGlossary lists the glossary entities of type entity (glossaryNode or
+// glossaryTerm) that are in no node, by name.
+func (r *Resolver) rootGlossary(ctx context.Context, entity, info string) ([]string, error) {
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Search(ctx, search.SearchParams{Entities: []string{entity}, Input: "*", Count: search.MaxPageSize})
+	if err != nil {
+		return nil, err
+	}
+	l := r.loaderOf(ctx)
+	urns := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		urns[i] = h.URN
+	}
+	l.prime(ctx, urns)
+	type root struct{ urn, name string }
+	var roots []root
+	for _, u := range urns {
+		v, err := l.Aspect(ctx, u, info)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		if jsonString(m, "parentNode") != "" {
+			continue
+		}
+		name := jsonString(m, "name")
+		if name == "" {
+			name = urnPart(u, 0)
+		}
+		roots = append(roots, root{u, strings.ToLower(name)})
+	}
+	sort.SliceStable(roots, func(i, j int) bool { return roots[i].name < roots[j].name })
+	out := make([]string, len(roots))
+	for i, x := range roots {
+		out[i] = x.urn
+	}
+	return out, nil
+}
+
+// GetRootGlossaryNodes lists the glossary nodes in no other node.
+func (r *queryResolver) GetRootGlossaryNodes(ctx context.Context, in model.GetRootGlossaryEntitiesInput) (*model.GetRootGlossaryNodesResult, error) {
+	urns, err := r.rootGlossary(ctx, "glossaryNode", "glossaryNodeInfo")
+	if err != nil {
+		return nil, err
+	}
+	out := &model.GetRootGlossaryNodesResult{Start: in.Start, Total: len(urns), Nodes: []*model.GlossaryNode{}}
+	for _, u := range window(urns, in.Start, in.Count) {
+		out.Nodes = append(out.Nodes, &model.GlossaryNode{Urn: u})
+	}
+	out.Count = len(out.Nodes)
+	return out, nil
+}
+
+// GetRootGlossaryTerms lists the glossary terms in no node.
+func (r *queryResolver) GetRootGlossaryTerms(ctx context.Context, in model.GetRootGlossaryEntitiesInput) (*model.GetRootGlossaryTermsResult, error) {
+	urns, err := r.rootGlossary(ctx, "glossaryTerm", "glossaryTermInfo")
+	if err != nil {
+		return nil, err
+	}
+	out := &model.GetRootGlossaryTermsResult{Start: in.Start, Total: len(urns), Terms: []*model.GlossaryTerm{}}
+	for _, u := range window(urns, in.Start, in.Count) {
+		out.Terms = append(out.Terms, &model.GlossaryTerm{Urn: u})
+	}
+	out.Count = len(out.Terms)
+	return out, nil
+}
+
+// IsAnalyticsEnabled is false: catalogd has no analytics dashboards.
+func (r *queryResolver) IsAnalyticsEnabled(context.Context) (bool, error) { return false, nil }
+
+// ListOwnershipTypes lists the ownership types, by name.
+func (r *queryResolver) ListOwnershipTypes(ctx context.Context, in model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
+	if len(in.Filters) > 0 {
+		return nil, invalidf("ownership types cannot be filtered")
+	}
+	urns, s, total, err := r.storedList(ctx, "urn:li:ownershipType:", "ownershipTypeInfo", in.Query, in.Start, in.Count, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListOwnershipTypesResult{Start: s, Count: len(urns), Total: total, OwnershipTypes: []*model.OwnershipTypeEntity{}}
+	for _, u := range urns {
+		out.OwnershipTypes = append(out.OwnershipTypes, &model.OwnershipTypeEntity{Urn: u})
+	}
+	return out, nil
+}
+
+// ListRoles lists DataHub's roles, by name.
+func (r *queryResolver) ListRoles(ctx context.Context, in model.ListRolesInput) (*model.ListRolesResult, error) {
+	urns, s, total, err := r.storedList(ctx, "urn:li:dataHubRole:", "dataHubRoleInfo", in.Query, in.Start, in.Count, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListRolesResult{Start: s, Count: len(urns), Total: total, Roles: []*model.DataHubRole{}}
+	for _, u := range urns {
+		out.Roles = append(out.Roles, &model.DataHubRole{Urn: u})
+	}
+	return out, nil
+}
+
+// IngestionSource returns an ingestion source by URN, null when none is
+// stored.
+func (r *queryResolver) IngestionSource(ctx context.Context, urn string) (*model.IngestionSource, error) {
+	return r.ingestionSource(ctx, urn)
+}
+
+// ScrollAcrossEntities pages a search by scroll ids (the offset of the next
+// page).
+func (r *queryResolver) ScrollAcrossEntities(ctx context.Context, in model.ScrollAcrossEntitiesInput) (*model.ScrollResults, error) {
+	ents, err := entityNamesOf(in.Types)
+	if err != nil {
+		return nil, err
+	}
+	start := 0
+	if in.ScrollID != nil {
+		if start, err = strconv.Atoi(*in.ScrollID); err != nil || start < 0 {
+			return nil, invalidf("scrollId %q is not one this server gave", *in.ScrollID)
+		}
+	}
+	res, err := r.runSearch(ctx, ents, in.Query, filterOf(nil, in.OrFilters), &start, in.Count)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ScrollResults{Count: res.Count, Total: res.Total, SearchResults: res.SearchResults, Facets: res.Facets}
+	if next := start + res.Count; res.Count > 0 && next < res.Total {
+		out.NextScrollID = ptr(strconv.Itoa(next))
+	}
+	return out, nil
+}
+
+// ListDataProductAssets searches the assets of a data product.
+func (r *queryResolver) ListDataProductAssets(ctx context.Context, urn string, in model.SearchAcrossEntitiesInput) (*model.SearchResults, error) {
+	return (&computed{r.Resolver}).DataProductEntities(ctx, &model.DataProduct{Urn: urn}, &in)
+}
