@@ -514,16 +514,16 @@ func readFileString(path string) (string, error) {
 	return string(b), err
 }
 
-// statelessToken returns a stateless (not stored) token of user, which the
-// user asks for itself through GraphQL's getAccessToken.
-func (s *authServer) statelessToken(t testing.TB, user string) string {
+// statelessToken returns a stateless (not stored) token of the user named
+// name, which it asks for itself through GraphQL's getAccessToken (which
+// mints tokens for its caller only).
+func (s *authServer) statelessToken(t testing.TB, name string) string {
 	t.Helper()
 	var got struct {
 		AccessToken string `json:"accessToken"`
 	}
-	s.mustGQL(t, sessionToken(t, strings.TrimPrefix(user, "urn:li:corpuser:")),
-		`query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
-		map[string]any{"u": user}, "getAccessToken", &got)
+	s.mustGQL(t, sessionToken(t, name), `query($u: String!) { getAccessToken(input: {type: PERSONAL, actorUrn: $u, duration: ONE_HOUR}) { accessToken } }`,
+		map[string]any{"u": "urn:li:corpuser:" + name}, "getAccessToken", &got)
 	return got.AccessToken
 }
 
