@@ -1,5 +1,23 @@
 package store
 
+import (
+	"context"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+)
+
+// MigrateSearchTo applies the search migrations up to version only, so that
+// tests can write an index in an older layout and open it.
+func MigrateSearchTo(ctx context.Context, db *DB, fields []catalog.SearchField, version int64) error {
+	var ms []Migration
+	for _, m := range db.newSearch(fields).migrations() {
+		if m.Version <= version {
+			ms = append(ms, m)
+		}
+	}
+	return db.Migrate(ctx, "search", ms)
+}
+
 // TSVector exposes tsVector to the tests of package store_test.
 var TSVector = tsVector
 

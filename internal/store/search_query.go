@@ -3,6 +3,7 @@ package store
 import (
 	"container/heap"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -150,10 +151,11 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 	// jsonValues is the FROM clause listing the stored string values of the
 	// field in the "fields" JSON of document alias x.
 	jsonValues := func(x string) (string, any) {
+		body := "(SELECT b.fields FROM search_body b WHERE b.id = " + x + ".id)"
 		if q.pg {
-			return "jsonb_array_elements_text(" + x + ".fields::jsonb -> ?::text) AS j(value)", c.Field
+			return "jsonb_array_elements_text(" + body + "::jsonb -> ?::text) AS j(value)", c.Field
 		}
-		return "json_each(" + x + ".fields, ?) j", `$."` + strings.ReplaceAll(c.Field, `"`, `\"`) + `"`
+		return "json_each(" + body + ", ?) j", `$."` + strings.ReplaceAll(c.Field, `"`, `\"`) + `"`
 	}
 	var sqlc string
 	var args []any
@@ -228,15 +230,14 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 
 // textMatch returns the engine's full-text condition for query words (the
 // last a prefix), the join making it usable, and its score expression
-// (higher is better).
+// (higher is better; "0" where the engine ranks otherwise: PostgreSQL
+// ranks a search's candidates apart, see rankTiers).
 func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
-		col := "d.tsv"
 		if column == "ac" {
-			col = "d.ac"
+			return "search_doc d", "d.ac @@ ?::tsquery", "0", tsQuery(tokens, 0)
 		}
-		return "search_doc d", col + " @@ ?::tsquery",
-			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", ?::tsquery)", tsQuery(tokens)
+		return "search_doc d", "d.tsv @@ ?::tsquery", "0", tsQuery(tokens, len(bucketWeight))
 	}
 	// Whole words, but for the last, a prefix (see search.QueryTokens).
 	parts := make([]string, len(tokens))
@@ -269,38 +270,39 @@ func crossJoin(pg bool) string {
 
 // maxTotal caps the hit count a search reports, as DataHub does (its
 // Elasticsearch counts exactly up to 10,000): counting further would visit
-// every hit of a broad query.
+// every hit of a broad query. The facet counts are those of the hits
+// counted, so that a search reads at most this many hits' facet values.
 const maxTotal = 10000
 
 // Search runs a search: free text ranked by field boosts (plus a bonus for
 // an exact match of a name-like field), the filter, facets and a page.
 //
-// It reads the hits in one pass, which yields the total, the page (ranked
-// in Go) and the counts of the facets that the facets column holds; only
-// the page's documents are read in full. A query without text or facets
-// instead lets the database count and page through its indexes.
+// The total and the counts of the facets that fids holds come from the
+// first maxTotal hits the index yields; the page is ranked over every hit.
+// SQLite reads every hit once (the text table scores them as it goes);
+// PostgreSQL, whose index cannot score, counts in one statement and scores
+// only the hits that can make the page (rankTiers). A query without text
+// pages by URN through the database's indexes. Only the page's documents
+// are read in full.
 func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.SearchResult, error) {
 	res := catalog.SearchResult{Facets: map[string]map[string]int{}}
 	if q.Start < 0 || q.Count < 0 {
 		return res, catalog.Errorf(catalog.Invalid, "start and count must not be negative")
 	}
 	tokens := search.QueryTokens(strings.TrimSpace(q.Text))
-	var w where
+	var conds where
+	if err := s.docConds(&conds, q.EntityTypes, q.Filter, false); err != nil {
+		return res, err
+	}
+	w := conds
 	from, score := "search_doc d", "0"
-	var scoreArgs []any
 	if len(tokens) > 0 {
 		var cond string
 		var arg any
 		from, cond, score, arg = s.textMatch(tokens, "")
-		w.add(cond, arg)
-		if s.db.q.pg {
-			scoreArgs = []any{arg}
-		}
+		w = where{conds: append([]string{cond}, conds.conds...), args: append([]any{arg}, conds.args...)}
 	}
-	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
-		return res, err
-	}
-	// Facets of filter fields come from the facets column; any other field
+	// Facets of filter fields come from the fids column; any other field
 	// asked for is counted in SQL.
 	var inColumn, inSQL []string
 	for _, f := range q.Facets {
@@ -310,16 +312,29 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 			inSQL = append(inSQL, f)
 		}
 	}
-	err := s.db.searchSnapshot(ctx, func(x querier) error {
+	err := s.read(ctx, func(x querier) error {
+		counts := map[uint32]int{}
 		var page []int64
 		var err error
-		if len(tokens) == 0 && len(inColumn) == 0 {
-			page, err = s.pageInSQL(ctx, x, q, from, w, &res)
-		} else {
-			page, err = s.onePass(ctx, x, q, tokens, from, score, scoreArgs, w, inColumn, &res)
+		switch {
+		case len(tokens) > 0 && !s.db.q.pg:
+			page, err = s.onePass(ctx, x, q, tokens, from, score, w, len(inColumn) > 0, counts, &res)
+		case len(tokens) > 0:
+			if res.Total, err = s.window(ctx, x, from, w, len(inColumn) > 0, counts); err == nil {
+				page, err = s.rankTiers(ctx, x, q, tokens, conds, res.Total)
+			}
+		default:
+			if res.Total, err = s.window(ctx, x, from, w, len(inColumn) > 0, counts); err == nil {
+				page, err = s.pageByURN(ctx, x, q, from, w, res.Total)
+			}
 		}
 		if err != nil {
 			return err
+		}
+		if len(inColumn) > 0 {
+			if err := s.facetCounts(ctx, x, counts, inColumn, res.Facets); err != nil {
+				return err
+			}
 		}
 		if err := s.readHits(ctx, x, page, tokens, &res); err != nil {
 			return err
@@ -340,18 +355,65 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	return res, nil
 }
 
-// pageInSQL counts the hits (up to maxTotal) and returns the ids of the
-// page, ordered by URN, through the database's indexes.
-func (s *Search) pageInSQL(ctx context.Context, x querier, q catalog.SearchQuery, from string, w where, res *catalog.SearchResult) ([]int64, error) {
+// read runs f in a read-only snapshot of the search tables. On PostgreSQL
+// it first sets what searches need of the planner: an index for every text
+// condition (the tsvectors live outside the rows, so a scan filtering on
+// them reads each one, which the planner does not count), a plan for the
+// values at hand (the selectivity of a word varies by orders of magnitude)
+// and no JIT compilation, which costs more than these statements run.
+func (s *Search) read(ctx context.Context, f func(querier) error) error {
+	return s.db.searchSnapshot(ctx, func(x querier) error {
+		if s.db.q.pg {
+			if _, err := x.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan"); err != nil {
+				return err
+			}
+		}
+		return f(x)
+	})
+}
+
+// window counts the first maxTotal hits of from/w and, with facets, adds
+// the numbers of their facet values to counts.
+func (s *Search) window(ctx context.Context, x querier, from string, w where, facets bool, counts map[uint32]int) (int, error) {
 	qs := s.db.q
-	if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM "+from+" WHERE "+w.sql()+" LIMIT "+strconv.Itoa(maxTotal)+") t"), w.args...).Scan(&res.Total); err != nil {
-		return nil, err
+	hits := " FROM " + from + " WHERE " + w.sql() + " LIMIT " + strconv.Itoa(maxTotal)
+	var total int
+	if !facets {
+		err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1"+hits+") h"), w.args...).Scan(&total)
+		return total, err
 	}
-	if q.Count == 0 || q.Start >= res.Total {
+	if qs.pg {
+		// The hits' values concatenated in one value: a row per hit
+		// cost more to send and decode than to count.
+		var run []byte
+		err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*), coalesce(string_agg(h.fids, ''::bytea), ''::bytea) FROM (SELECT d.fids"+hits+") h"), w.args...).Scan(&total, &run)
+		countFIDs(run, counts)
+		return total, err
+	}
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.fids"+hits), w.args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var run sql.RawBytes
+	for rows.Next() {
+		if err := rows.Scan(&run); err != nil {
+			return 0, err
+		}
+		total++
+		countFIDs(run, counts)
+	}
+	return total, rows.Err()
+}
+
+// pageByURN returns the ids of the page of hits of from/w in URN order,
+// through the database's indexes.
+func (s *Search) pageByURN(ctx context.Context, x querier, q catalog.SearchQuery, from string, w where, total int) ([]int64, error) {
+	if q.Count == 0 || q.Start >= total {
 		return nil, nil
 	}
 	args := append(append([]any{}, w.args...), int64(q.Count), int64(q.Start))
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
+	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -436,55 +498,55 @@ func (t *topK) consider(h ranked) {
 	heap.Fix(t, 0)
 }
 
-// onePass reads every hit once: it counts them, ranks the page and counts
-// the facets held in the facets column. It returns the page's ids in order.
-func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from, score string, scoreArgs []any, w where, facets []string, res *catalog.SearchResult) ([]int64, error) {
-	qs := s.db.q
-	// Documents whose name-like field equals the whole query rank first;
-	// the keyword table's key (field, value) finds them, for the query as
-	// typed and lower-cased.
+// exactDocs returns the documents whose name-like field equals the whole
+// query, which rank first; the keyword table's key (field, value) finds
+// them, for the query as typed and lower-cased.
+func (s *Search) exactDocs(ctx context.Context, x querier, text string) (map[int64]bool, error) {
 	exact := map[int64]bool{}
-	if len(tokens) > 0 && len(s.exact) > 0 {
-		text := strings.TrimSpace(q.Text)
-		rows, err := x.QueryContext(ctx, qs.rebind("SELECT x.doc FROM search_kw x WHERE "+qs.inList("x.field")+" AND x.value IN (?, ?)"), qs.listArg(s.exact), text, strings.ToLower(text))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			exact[id] = true
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
+	if len(s.exact) == 0 {
+		return exact, nil
 	}
-	// Counts by the facets column's pairs of field and value: one lookup a
-	// pair, whatever the fields asked for, which are picked out once at
-	// the end. The keys are substrings of the column values as read.
-	counts := make(map[string]int, 512)
+	qs := s.db.q
+	text = strings.TrimSpace(text)
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT x.doc FROM search_kw x WHERE "+qs.inList("x.field")+" AND x.value IN (?, ?)"), qs.listArg(s.exact), text, strings.ToLower(text))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		exact[id] = true
+	}
+	return exact, rows.Err()
+}
+
+// onePass reads every hit once (SQLite): it counts them, ranks the page
+// and, with facets, counts the facet values of the first maxTotal. It
+// returns the page's ids in order.
+func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from, score string, w where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
+	exact, err := s.exactDocs(ctx, x, q.Text)
+	if err != nil {
+		return nil, err
+	}
 	best := &topK{}
 	if q.Count > 0 && q.Start < maxTotal {
 		best.k = min(q.Start+q.Count, maxTotal)
 	}
 	facetCol := "''"
-	if len(facets) > 0 {
-		facetCol = "d.facets"
+	if facets {
+		facetCol = "d.fids"
 	}
-	args := append(append([]any{}, scoreArgs...), w.args...)
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+" FROM "+from+" WHERE "+w.sql()), args...)
+	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+" FROM "+from+" WHERE "+w.sql()), w.args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	total := 0
 	var h ranked
-	// Strings, not sql.RawBytes: the drivers hand text columns over as
-	// strings, which a *string takes as they are and RawBytes copies.
-	var fc string
+	var fc sql.RawBytes
 	for rows.Next() {
 		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc); err != nil {
 			return nil, err
@@ -492,23 +554,12 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 		total++
 		h.exact = len(exact) > 0 && exact[h.id]
 		best.consider(h)
-		for rest := fc; len(rest) > 0; {
-			var pair string
-			pair, rest, _ = strings.Cut(rest, pairSep)
-			counts[pair]++
+		if total <= maxTotal {
+			countFIDs(fc, counts)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	for _, f := range facets {
-		res.Facets[f] = map[string]int{}
-	}
-	for pair, n := range counts {
-		f, v, ok := strings.Cut(pair, facetSep)
-		if byValue := res.Facets[f]; ok && byValue != nil {
-			byValue[v] = n
-		}
 	}
 	res.Total = min(total, maxTotal)
 	sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
@@ -525,8 +576,8 @@ func (s *Search) readHits(ctx context.Context, x querier, ids []int64, tokens []
 		return nil
 	}
 	qs := s.db.q
-	arg, cond := idList(qs, ids, "id")
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT id, urn, entity, fields FROM search_doc WHERE "+cond), arg)
+	arg, cond := idList(qs, ids, "d.id")
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id, d.urn, d.entity, b.fields FROM search_doc d JOIN search_body b ON b.id = d.id WHERE "+cond), arg)
 	if err != nil {
 		return err
 	}
@@ -601,10 +652,10 @@ func (s *Search) facets(ctx context.Context, x querier, fields []string, from st
 			var stmt string
 			var path any
 			if qs.pg {
-				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h JOIN search_doc x ON x.id = h.id CROSS JOIN LATERAL jsonb_array_elements_text(x.fields::jsonb -> ?::text) AS j(value) WHERE length(j.value) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
+				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h JOIN search_body x ON x.id = h.id CROSS JOIN LATERAL jsonb_array_elements_text(x.fields::jsonb -> ?::text) AS j(value) WHERE length(j.value) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
 				path = f
 			} else {
-				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h CROSS JOIN search_doc x ON x.id = h.id CROSS JOIN json_each(x.fields, ?) j WHERE length(CAST(j.value AS BLOB)) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
+				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h CROSS JOIN search_body x ON x.id = h.id CROSS JOIN json_each(x.fields, ?) j WHERE length(CAST(j.value AS BLOB)) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
 				path = `$."` + strings.ReplaceAll(f, `"`, `\"`) + `"`
 			}
 			if err := add(stmt, append(append([]any{}, w.args...), path), f); err != nil {
@@ -704,26 +755,20 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 		return out, nil
 	}
 	var w where
-	from, cond, score, arg := s.textMatch(tokens, "ac")
+	from, cond, _, arg := s.textMatch(tokens, "ac")
 	w.add(cond, arg)
 	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
 		return nil, err
-	}
-	var rankArgs []any
-	if s.db.q.pg {
-		rankArgs = []any{arg}
 	}
 	type cand struct {
 		urn, fields string
 	}
 	var cands []cand
-	err := s.db.searchSnapshot(ctx, func(x querier) error {
-		args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Limit*4+20))
-		order := "d.urn"
-		if score != "0" { // (a constant would be read as a column number)
-			order = score + " DESC, d.urn"
-		}
-		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.acvals FROM "+from+" WHERE "+w.sql()+" ORDER BY "+order+" LIMIT ?"), args...)
+	err := s.read(ctx, func(x querier) error {
+		args := append(append([]any{}, w.args...), int64(q.Limit*4+20))
+		// Suggestions in URN order, on both engines (every hit of the one
+		// column scores the same); only those read their values.
+		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT h.urn, b.acvals FROM (SELECT d.id, d.urn FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ?) h JOIN search_body b ON b.id = h.id ORDER BY h.urn"), args...)
 		if err != nil {
 			return err
 		}
@@ -818,7 +863,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	}
 	under := `b.path LIKE ? ESCAPE '\'`
 	underArg := likeEscape(prefix) + "%"
-	err := s.db.searchSnapshot(ctx, func(x querier) error {
+	err := s.read(ctx, func(x querier) error {
 		// Groups.
 		args := append(append(append([]any{}, segArgs...), w.args...), underArg)
 		rows, err := x.QueryContext(ctx, qs.rebind("SELECT "+segment+" AS seg, COUNT(DISTINCT b.doc) FROM "+from+" WHERE "+w.sql()+" AND "+under+" GROUP BY seg ORDER BY seg"), args...)
