@@ -137,7 +137,7 @@ func TestSearchMigrations(t *testing.T) {
 	}
 	type old struct {
 		urn, name, description, platform string
-		tags                              []string
+		tags                             []string
 	}
 	docs := []old{
 		{"urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", "alpha orders", "", "urn:li:dataPlatform:hive", []string{"urn:li:tag:x", "urn:li:tag:y"}},
