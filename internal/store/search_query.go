@@ -39,8 +39,10 @@ func likeEscape(s string) string {
 }
 
 // docConds adds the conditions every query shares: entity types, soft
-// delete and the filter, on the document alias d.
-func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved bool) error {
+// delete and the filter, on the document alias d. driven says that another
+// index (full text, browse paths) finds the documents, which the filter
+// then tests one by one.
+func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved, driven bool) error {
 	q := s.db.q
 	if len(types) > 0 {
 		w.add(q.inList("d.entity"), q.listArg(types))
@@ -56,7 +58,7 @@ func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHide
 	for _, g := range f.Or {
 		var ands []string
 		for _, c := range g {
-			cond, a, err := s.criterion(c)
+			cond, a, err := s.criterion(c, driven)
 			if err != nil {
 				return err
 			}
@@ -76,7 +78,7 @@ func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHide
 // alias d. Keyword rows answer it for keyword-like fields; the "fields" JSON
 // for free-text fields and for the values too long for keyword rows (the
 // documents flagged long); search_doc's columns for "urn" and "removed".
-func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
+func (s *Search) criterion(c catalog.Criterion, driven bool) (string, []any, error) {
 	q := s.db.q
 	cond := strings.ToUpper(c.Condition)
 	if cond == "" {
@@ -182,15 +184,17 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 				args = append([]any{c.Field}, kargs...)
 			}
 			// The rare documents with values too long for keyword rows are
-			// tested through their JSON. The two planners want this written
-			// differently: SQLite drives the query from the IN list, so the
-			// long documents join it as a UNION; PostgreSQL re-evaluated such
-			// a UNION for every document, so there they are tested on the
-			// outer row.
+			// tested through their JSON. Where the filter drives the query
+			// (SQLite always does, from the IN list), they join the keyword
+			// rows' documents as a UNION. Where PostgreSQL tests the filter
+			// on each document another index found, it re-evaluated such a
+			// UNION for each, so there they are tested on the outer row; but
+			// that OR keeps the planner from driving the query from the
+			// keyword rows, and a filter alone then read every document.
 			switch {
 			case !jok:
 				sqlc = "d.id IN (" + kw + ")"
-			case q.pg:
+			case q.pg && driven:
 				from, path := jsonValues("d")
 				sqlc = "(d.id IN (" + kw + ") OR (d.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + ")))"
 				args = append(append(args, path), jargs...)
@@ -291,7 +295,7 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	}
 	tokens := search.QueryTokens(strings.TrimSpace(q.Text))
 	var conds where
-	if err := s.docConds(&conds, q.EntityTypes, q.Filter, false); err != nil {
+	if err := s.docConds(&conds, q.EntityTypes, q.Filter, false, len(tokens) > 0); err != nil {
 		return res, err
 	}
 	w := conds
@@ -757,7 +761,7 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 	var w where
 	from, cond, _, arg := s.textMatch(tokens, "ac")
 	w.add(cond, arg)
-	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
+	if err := s.docConds(&w, q.EntityTypes, q.Filter, false, true); err != nil {
 		return nil, err
 	}
 	type cand struct {
@@ -845,7 +849,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	prefix := path + "/"
 	var w where
 	w.add("b.entity = ?", q.EntityType)
-	if err := s.docConds(&w, nil, q.Filter, true); err != nil {
+	if err := s.docConds(&w, nil, q.Filter, true, true); err != nil {
 		return res, err
 	}
 	from := "search_browse b JOIN search_doc d ON d.id = b.doc"

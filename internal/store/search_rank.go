@@ -45,9 +45,11 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return nil, err
 	}
 	cands := map[int64]ranked{}
-	// fetch scores the hits that also meet cond, in URN order, at most n
-	// of them, and reports how many it read.
-	fetch := func(n int, cond string, condArgs ...any) (int, error) {
+	// fetch scores the documents matching the tsquery text that meet cond,
+	// in URN order, at most n of them, and reports how many it read. One
+	// tsquery, not two conditions: the index then reads the rare words'
+	// entries first and skips through the others'.
+	fetch := func(n int, text string, cond string, condArgs ...any) (int, error) {
 		var b strings.Builder
 		b.WriteString("SELECT d.id, d.urn, concat(")
 		for i := range tests {
@@ -68,7 +70,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		for _, t := range tests {
 			args = append(args, t)
 		}
-		args = append(append(args, match), condArgs...)
+		args = append(append(args, text), condArgs...)
 		args = append(args, conds.args...)
 		args = append(args, int64(n))
 		rows, err := x.QueryContext(ctx, s.db.q.rebind(b.String()), args...)
@@ -95,18 +97,23 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		for id := range exact {
 			ids = append(ids, id)
 		}
-		if _, err := fetch(len(ids), "d.id = ANY(?::bigint[])", ids); err != nil {
+		if _, err := fetch(len(ids), match, "d.id = ANY(?::bigint[])", ids); err != nil {
 			return nil, err
 		}
 	}
 	if total < maxTotal && total <= limit {
 		// Few hits: score them all.
-		if _, err := fetch(limit, "TRUE"); err != nil {
+		if _, err := fetch(limit, match, "TRUE"); err != nil {
 			return nil, err
 		}
 	} else {
-		for j := 0; j < buckets; j++ {
-			read, err := fetch(limit+1, "d.tsv @@ ?::tsquery", match+" & "+tsTier(tokens, j))
+		// Tier 0 alone rarely settles a page: its hits score at least 10,
+		// but a hit outside could score 4 a word from bucket 1.
+		for j := 1; j < buckets; j++ {
+			if !s.bucketUsed[j] && j < buckets-1 {
+				continue // the same hits as the tier before
+			}
+			read, err := fetch(limit+1, match+" & "+tsTier(tokens, j), "TRUE")
 			if err != nil {
 				return nil, err
 			}
