@@ -23,3 +23,11 @@ var TSVector = tsVector
 
 // OutboxMigrations exposes the search outbox's migrations, to test upgrades.
 var OutboxMigrations = outboxMigrations
+
+// SetRankCandidates sets how many hits of a ranking tier PostgreSQL scores,
+// so that small corpora go through every tier.
+func SetRankCandidates(s *Search, n int) { s.candidates = n }
+
+// TraceTiers makes s report which tier settled each page PostgreSQL ranks
+// (-1: every hit was scored) and whether the tier was cut short.
+func TraceTiers(s *Search, f func(tier int, cut bool)) { s.traceTier = f }

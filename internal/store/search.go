@@ -63,6 +63,10 @@ type Search struct {
 	weights []float64
 	// bucketUsed tells the buckets some query-by-default field writes to.
 	bucketUsed []bool
+	// candidates is rankCandidates, lowered by tests.
+	candidates int
+	// traceTier, set by tests, learns how rankTiers ranked a page.
+	traceTier func(tier int, cut bool)
 }
 
 var _ catalog.SearchIndex = (*Search)(nil)
@@ -108,7 +112,7 @@ var pgTextIndexes = []string{
 }
 
 func (db *DB) newSearch(fields []catalog.SearchField) *Search {
-	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict()}
+	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates}
 	for _, w := range bucketWeight {
 		x, _ := strconv.ParseFloat(w, 64) // constants that parse
 		s.weights = append(s.weights, x)

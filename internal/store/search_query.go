@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -324,11 +325,23 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		case len(tokens) > 0 && !s.db.q.pg:
 			page, err = s.onePass(ctx, x, q, tokens, from, score, w, len(inColumn) > 0, counts, &res)
 		case len(tokens) > 0:
-			if res.Total, err = s.window(ctx, x, from, w, len(inColumn) > 0, counts); err == nil {
-				page, err = s.rankTiers(ctx, x, q, tokens, conds, res.Total)
-			}
+			page, err = s.rankTiers(ctx, x, q, tokens, from, w, conds, len(inColumn) > 0, counts, &res)
 		default:
-			if res.Total, err = s.window(ctx, x, from, w, len(inColumn) > 0, counts); err == nil {
+			// In URN order: from the window when it held every hit.
+			var got windowGot
+			k := 0
+			if q.Count > 0 {
+				k = min(q.Start+q.Count, maxTotal)
+			}
+			got, err = s.window(ctx, x, from, w, windowAsk{facets: len(inColumn) > 0, byURN: k}, counts)
+			res.Total = got.total
+			switch {
+			case err != nil:
+			case got.byURN != nil:
+				if q.Start < len(got.byURN) {
+					page = got.byURN[q.Start:]
+				}
+			default:
 				page, err = s.pageByURN(ctx, x, q, from, w, res.Total)
 			}
 		}
@@ -376,38 +389,159 @@ func (s *Search) read(ctx context.Context, f func(querier) error) error {
 	})
 }
 
-// window counts the first maxTotal hits of from/w and, with facets, adds
-// the numbers of their facet values to counts.
-func (s *Search) window(ctx context.Context, x querier, from string, w where, facets bool, counts map[uint32]int) (int, error) {
-	qs := s.db.q
+// windowAsk is what a window pass returns besides the count of hits.
+type windowAsk struct {
+	facets bool // the numbers of the facet values, added to counts
+	// byURN asks for the ids of the first byURN hits in URN order, given
+	// when the window holds every hit.
+	byURN int
+	// all asks for every hit's id when there are at most that many.
+	all int
+	// tier (PostgreSQL) is a tsquery: the ids of the window's hits
+	// matching it.
+	tier string
+}
+
+// windowGot is what a window pass found.
+type windowGot struct {
+	total       int
+	byURN, all  []int64 // nil unless asked and known
+	tier        []int64
+	tierPresent bool
+}
+
+// complete reports whether the window held every hit.
+func (g windowGot) complete() bool { return g.total < maxTotal }
+
+// window reads the first maxTotal hits of from/w, in the index's order,
+// for their count and what ask asks of them.
+func (s *Search) window(ctx context.Context, x querier, from string, w where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
+	var got windowGot
 	hits := " FROM " + from + " WHERE " + w.sql() + " LIMIT " + strconv.Itoa(maxTotal)
-	var total int
-	if !facets {
-		err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1"+hits+") h"), w.args...).Scan(&total)
-		return total, err
+	if !s.db.q.pg {
+		return s.windowRows(ctx, x, hits, w, ask, counts)
 	}
-	if qs.pg {
-		// The hits' values concatenated in one value: a row per hit
-		// cost more to send and decode than to count.
-		var run []byte
-		err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*), coalesce(string_agg(h.fids, ''::bytea), ''::bytea) FROM (SELECT d.fids"+hits+") h"), w.args...).Scan(&total, &run)
-		countFIDs(run, counts)
-		return total, err
+	// One statement, one row: the hits are read once, into memory, and
+	// what is asked of them computed there. Their facet values arrive
+	// concatenated in one value: a row per hit cost more to send and
+	// decode than to count.
+	cols := "d.id"
+	sel := []string{"count(*)"}
+	args := append([]any{}, w.args...)
+	if ask.facets {
+		cols += ", d.fids"
+		sel = append(sel, "coalesce(string_agg(h.fids, ''::bytea), ''::bytea)")
 	}
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.fids"+hits), w.args...)
+	if ask.byURN > 0 {
+		cols += ", d.urn"
+		sel = append(sel, "(SELECT coalesce(string_agg(p.id::text, ',' ORDER BY p.urn), '') FROM (SELECT h2.id, h2.urn FROM h h2 ORDER BY h2.urn LIMIT ?) p)")
+		args = append(args, int64(ask.byURN))
+	}
+	if ask.all > 0 {
+		sel = append(sel, "CASE WHEN count(*) <= ? THEN coalesce(string_agg(h.id::text, ','), '') END")
+		args = append(args, int64(ask.all))
+	}
+	if ask.tier != "" {
+		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 WHERE h3.id IN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery))")
+		args = append(args, ask.tier)
+	}
+	var run []byte
+	var byURN, all, tier sql.NullString
+	dest := []any{&got.total}
+	if ask.facets {
+		dest = append(dest, &run)
+	}
+	if ask.byURN > 0 {
+		dest = append(dest, &byURN)
+	}
+	if ask.all > 0 {
+		dest = append(dest, &all)
+	}
+	if ask.tier != "" {
+		dest = append(dest, &tier)
+	}
+	stmt := "WITH h AS MATERIALIZED (SELECT " + cols + hits + ") SELECT " + strings.Join(sel, ", ") + " FROM h"
+	if err := x.QueryRowContext(ctx, s.db.q.rebind(stmt), args...).Scan(dest...); err != nil {
+		return got, err
+	}
+	countFIDs(run, counts)
+	var err error
+	if byURN.Valid && got.complete() {
+		if got.byURN, err = parseIDs(byURN.String); err != nil {
+			return got, err
+		}
+	}
+	if all.Valid {
+		if got.all, err = parseIDs(all.String); err != nil {
+			return got, err
+		}
+	}
+	if tier.Valid {
+		got.tierPresent = true
+		got.tier, err = parseIDs(tier.String)
+	}
+	return got, err
+}
+
+// windowRows is window on SQLite, which hands rows over without a round
+// trip each: the hits are counted and sorted here.
+func (s *Search) windowRows(ctx context.Context, x querier, hits string, w where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
+	var got windowGot
+	if !ask.facets && ask.byURN == 0 && ask.all == 0 {
+		err := x.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1"+hits+") h", w.args...).Scan(&got.total)
+		return got, err
+	}
+	rows, err := x.QueryContext(ctx, "SELECT d.id, d.urn, d.fids"+hits, w.args...)
 	if err != nil {
-		return 0, err
+		return got, err
 	}
 	defer rows.Close()
+	best := &topK{k: ask.byURN}
+	var h ranked
 	var run sql.RawBytes
 	for rows.Next() {
-		if err := rows.Scan(&run); err != nil {
-			return 0, err
+		if err := rows.Scan(&h.id, &h.urn, &run); err != nil {
+			return got, err
 		}
-		total++
-		countFIDs(run, counts)
+		got.total++
+		if ask.facets {
+			countFIDs(run, counts)
+		}
+		best.consider(h)
+		if got.total <= ask.all {
+			got.all = append(got.all, h.id)
+		}
 	}
-	return total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return got, err
+	}
+	if got.total > ask.all {
+		got.all = nil
+	}
+	if ask.byURN > 0 && got.complete() {
+		sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
+		got.byURN = make([]int64, 0, len(best.hits))
+		for _, h := range best.hits {
+			got.byURN = append(got.byURN, h.id)
+		}
+	}
+	return got, nil
+}
+
+// parseIDs reads a comma-separated list of ids.
+func parseIDs(list string) ([]int64, error) {
+	ids := []int64{}
+	for _, f := range strings.Split(list, ",") {
+		if f == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("id list %q: %w", list, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // pageByURN returns the ids of the page of hits of from/w in URN order,

@@ -14,42 +14,52 @@ import (
 // kilobytes stored outside its row.
 const rankCandidates = 128
 
-// rankTiers ranks the page of a text search on PostgreSQL, where the index
-// tells whether a document matches but not how well: a hit's score (the
-// weights of the buckets holding each query word, as catalogd_rank sums
-// them on SQLite) needs its tsvector. Instead of scoring every hit it
-// scores the hits that can make the page, tier by tier: tier j holds the
-// hits with a query word in one of the buckets 0 to j, which the index
-// finds through the bucket-tagged words, and a hit outside it scores at
-// most the words' count times the weights of the buckets after j. Once
-// the page's last hit in the tiers so far scores more than that, no other
-// hit can take its place. Exact name matches are scored apart and rank
-// first.
+// rankTiers counts the hits of a text search on PostgreSQL (window) and
+// ranks its page. The index tells whether a document matches but not how
+// well: a hit's score (the weights of the buckets holding each query word,
+// as catalogd_rank sums them on SQLite) needs its tsvector. Instead of
+// scoring every hit it scores the hits that can make the page, tier by
+// tier: tier j holds the hits with a query word in one of the buckets 0 to
+// j, which the index finds through the bucket-tagged words, and a hit
+// outside it scores at most the words' count times the weights of the
+// buckets after j. Once the page's last hit in the tiers so far scores
+// more than that, no other hit can take its place. Exact name matches are
+// scored apart and rank first.
 //
-// A typical query finds its page in tier 0 (a word in a name), a handful
-// of documents. A tier of more than rankCandidates hits (a word in every
-// name) is cut to the hits with the smallest URNs, the order ties take:
-// the page is then exact when those hits tie, as such broad words make
-// them, and approximate otherwise.
-func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, conds where, total int) ([]int64, error) {
-	if q.Count == 0 || q.Start >= total {
+// A typical query finds its page in tier 1 (a word in a name), a handful
+// of documents that the window pass lists. A tier of more than
+// rankCandidates hits (a word in every name) is cut to the hits with the
+// smallest URNs, the order ties take: the page is then exact when those
+// hits tie, as such broad words make them, and approximate otherwise.
+func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from string, w, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
+	k := min(q.Start+q.Count, maxTotal)
+	limit := max(s.candidates, k)
+	buckets := len(bucketWeight)
+	first := 1 // tier 0 alone rarely settles a page: a hit outside it can score 4 a word from bucket 1
+	ask := windowAsk{facets: facets}
+	if q.Count > 0 {
+		ask.all, ask.tier = limit, tsTier(tokens, first)
+	}
+	got, err := s.window(ctx, x, from, w, ask, counts)
+	if err != nil {
+		return nil, err
+	}
+	res.Total = got.total
+	if q.Count == 0 || q.Start >= got.total {
 		return nil, nil
 	}
-	k := min(q.Start+q.Count, maxTotal)
-	limit := max(rankCandidates, k)
-	buckets := len(bucketWeight)
 	match := tsQuery(tokens, buckets)
-	tests := tsBucketTests(tokens, buckets)
+	tests := append([]string{match}, tsBucketTests(tokens, buckets)...)
 	exact, err := s.exactDocs(ctx, x, q.Text)
 	if err != nil {
 		return nil, err
 	}
 	cands := map[int64]ranked{}
-	// fetch scores the documents matching the tsquery text that meet cond,
-	// in URN order, at most n of them, and reports how many it read. One
-	// tsquery, not two conditions: the index then reads the rare words'
-	// entries first and skips through the others'.
-	fetch := func(n int, text string, cond string, condArgs ...any) (int, error) {
+	// score scores the documents that meet cond among those matching the
+	// tsquery text, in URN order, at most n of them, and reports how many
+	// it read. Its first test is the query itself, for documents found
+	// otherwise (exact matches).
+	score := func(n int, text string, cond string, condArgs ...any) (int, error) {
 		var b strings.Builder
 		b.WriteString("SELECT d.id, d.urn, concat(")
 		for i := range tests {
@@ -59,20 +69,21 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 			b.WriteString("(s.v @@ ?::tsquery)::int")
 		}
 		// strip() reads the tsvector once for all the tests.
-		b.WriteString(") FROM search_doc d CROSS JOIN LATERAL (SELECT strip(d.tsv) AS v OFFSET 0) s WHERE d.tsv @@ ?::tsquery AND ")
-		b.WriteString(cond)
-		b.WriteString(" AND ")
-		b.WriteString(conds.sql())
-		b.WriteString(" ORDER BY d.urn LIMIT ?")
-		// The simple protocol: the statement's text varies with the
-		// number of words, and is planned for the words at hand.
+		b.WriteString(") FROM search_doc d CROSS JOIN LATERAL (SELECT strip(d.tsv) AS v OFFSET 0) s WHERE ")
 		args := []any{pgx.QueryExecModeSimpleProtocol}
 		for _, t := range tests {
 			args = append(args, t)
 		}
-		args = append(append(args, text), condArgs...)
-		args = append(args, conds.args...)
-		args = append(args, int64(n))
+		if text != "" {
+			// One tsquery, not two conditions: the index then reads the
+			// rare words' entries first and skips through the others'.
+			b.WriteString("d.tsv @@ ?::tsquery AND ")
+			args = append(args, text)
+		}
+		b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?")
+		args = append(append(append(args, condArgs...), conds.args...), int64(n))
+		// The simple protocol: the statement's text varies with the
+		// number of words, and is planned for the words at hand.
 		rows, err := x.QueryContext(ctx, s.db.q.rebind(b.String()), args...)
 		if err != nil {
 			return 0, err
@@ -86,52 +97,85 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 				return 0, err
 			}
 			read++
-			h.score = s.scoreOf(bits, buckets)
+			if bits == "" || bits[0] != '1' {
+				continue // not a hit
+			}
+			h.score = s.scoreOf(bits[1:], buckets)
 			h.exact = exact[h.id]
 			cands[h.id] = h
 		}
 		return read, rows.Err()
 	}
-	if len(exact) > 0 {
-		ids := make([]int64, 0, len(exact))
-		for id := range exact {
-			ids = append(ids, id)
+	byID := func(ids []int64) error {
+		if len(ids) == 0 {
+			return nil
 		}
-		if _, err := fetch(len(ids), match, "d.id = ANY(?::bigint[])", ids); err != nil {
-			return nil, err
-		}
+		_, err := score(len(ids), "", "d.id = ANY(?::bigint[])", ids)
+		return err
 	}
-	if total < maxTotal && total <= limit {
+	ids := make([]int64, 0, len(exact))
+	for id := range exact {
+		ids = append(ids, id)
+	}
+	switch {
+	case got.all != nil:
 		// Few hits: score them all.
-		if _, err := fetch(limit, match, "TRUE"); err != nil {
+		if err := byID(append(ids, got.all...)); err != nil {
 			return nil, err
 		}
-	} else {
-		// Tier 0 alone rarely settles a page: its hits score at least 10,
-		// but a hit outside could score 4 a word from bucket 1.
-		for j := 1; j < buckets; j++ {
-			if !s.bucketUsed[j] && j < buckets-1 {
-				continue // the same hits as the tier before
-			}
-			read, err := fetch(limit+1, match+" & "+tsTier(tokens, j), "TRUE")
-			if err != nil {
-				return nil, err
-			}
-			if read > limit || s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(j)) {
-				break
-			}
+		s.trace(-1, false)
+		return s.pageOf(cands, q.Start, k), nil
+	case got.complete() && got.tierPresent && len(got.tier) <= limit:
+		// The window listed the first tier's hits.
+		if err := byID(append(ids, got.tier...)); err != nil {
+			return nil, err
+		}
+		if s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(first)) {
+			s.trace(first, false)
+			return s.pageOf(cands, q.Start, k), nil
+		}
+		first++
+	default:
+		if err := byID(ids); err != nil {
+			return nil, err
 		}
 	}
+	for j := first; j < buckets; j++ {
+		if !s.bucketUsed[j] && j < buckets-1 {
+			continue // the same hits as the tier before
+		}
+		read, err := score(limit+1, match+" & "+tsTier(tokens, j), "TRUE")
+		if err != nil {
+			return nil, err
+		}
+		if read > limit || j == buckets-1 || s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(j)) {
+			s.trace(j, read > limit)
+			break
+		}
+	}
+	return s.pageOf(cands, q.Start, k), nil
+}
+
+// trace reports to tests which tier settled a page (-1: every hit was
+// scored) and whether it was cut.
+func (s *Search) trace(tier int, cut bool) {
+	if s.traceTier != nil {
+		s.traceTier(tier, cut)
+	}
+}
+
+// pageOf returns the ids of the candidates from start to k in rank order.
+func (s *Search) pageOf(cands map[int64]ranked, start, k int) []int64 {
 	hits := make([]ranked, 0, len(cands))
 	for _, h := range cands {
 		hits = append(hits, h)
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].before(hits[j]) })
 	var page []int64
-	for i := q.Start; i < min(k, len(hits)); i++ {
+	for i := start; i < min(k, len(hits)); i++ {
 		page = append(page, hits[i].id)
 	}
-	return page, nil
+	return page
 }
 
 // scoreOf is the score of a hit from its bucket tests (tsBucketTests), one
