@@ -445,7 +445,7 @@ func emptySearchIndex(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables := []string{"search_kw", "search_browse", "search_doc"}
+	tables := []string{"search_kw", "search_browse", "search_doc", "search_body"}
 	if db.Dialect() == store.SQLite {
 		tables = append(tables, "search_fts")
 	}

@@ -387,6 +387,11 @@ type DocResetter interface {
 	ResetDocuments(ctx context.Context, tx catalog.Tx) error
 	// InsertPrepared adds prepared documents that are not in the index.
 	InsertPrepared(ctx context.Context, tx catalog.Tx, docs PreparedDocuments) error
+	// FinishReset completes a rebuild after its last InsertPrepared, or
+	// after it failed: what ResetDocuments set aside to write faster (an
+	// index built once at the end rather than row by row) is restored. It
+	// runs in transactions of its own.
+	FinishReset(ctx context.Context) error
 }
 
 // PreparedDocuments are documents converted by an engine for writing; only

@@ -116,13 +116,14 @@ func TestPlanAhead(t *testing.T) {
 }
 
 // dumpStore returns the rows of the aspect, edge and search tables, less
-// the search documents' ids, which depend on the order of writes.
+// the search documents' ids and the numbers of their facet values, which
+// depend on the order of writes (the values themselves are keyword rows).
 func dumpStore(t *testing.T, db *store.DB) map[string][]string {
 	t.Helper()
 	queries := map[string]string{
 		"aspects":  "SELECT urn, aspect, version, metadata, systemmetadata, createdon, createdby FROM metadata_aspect_v2 ORDER BY 1, 2, 3",
 		"edges":    "SELECT source_urn, relationship, destination_urn, source_aspect, created_on, created_actor, coalesce(properties, '') FROM edge ORDER BY 1, 2, 3, 4",
-		"docs":     "SELECT urn, entity, removed, long, fields, facets, acvals FROM search_doc ORDER BY urn",
+		"docs":     "SELECT d.urn, d.entity, d.removed, d.long, b.fields, b.acvals FROM search_doc d JOIN search_body b ON b.id = d.id ORDER BY d.urn",
 		"keywords": "SELECT d.urn, k.field, k.value, coalesce(k.lvalue, ''), coalesce(k.num, '') FROM search_kw k JOIN search_doc d ON d.id = k.doc ORDER BY 1, 2, 3",
 		"browse":   "SELECT d.urn, b.path FROM search_browse b JOIN search_doc d ON d.id = b.doc ORDER BY 1, 2",
 	}

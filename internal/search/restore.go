@@ -186,11 +186,16 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 		}
 	}()
 	if fresh {
-		if err := r.pipeline(ctx, si, pages, &res, func() {
+		err := r.pipeline(ctx, si, pages, &res, func() {
 			if progress != nil {
 				progress(res.Rows+res.Ignored, total)
 			}
-		}); err != nil {
+		})
+		// Also after a failure, so that the index works with what it got.
+		if ferr := si.w.(DocResetter).FinishReset(context.WithoutCancel(ctx)); err == nil && ferr != nil {
+			err = fmt.Errorf("restore indices: %w", ferr)
+		}
+		if err != nil {
 			return res, err
 		}
 		res.Took = time.Since(start)

@@ -1,7 +1,33 @@
 package store
 
+import (
+	"context"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+)
+
+// MigrateSearchTo applies the search migrations up to version only, so that
+// tests can write an index in an older layout and open it.
+func MigrateSearchTo(ctx context.Context, db *DB, fields []catalog.SearchField, version int64) error {
+	var ms []Migration
+	for _, m := range db.newSearch(fields).migrations() {
+		if m.Version <= version {
+			ms = append(ms, m)
+		}
+	}
+	return db.Migrate(ctx, "search", ms)
+}
+
 // TSVector exposes tsVector to the tests of package store_test.
 var TSVector = tsVector
 
 // OutboxMigrations exposes the search outbox's migrations, to test upgrades.
 var OutboxMigrations = outboxMigrations
+
+// SetRankCandidates sets how many hits of a ranking tier PostgreSQL scores,
+// so that small corpora go through every tier.
+func SetRankCandidates(s *Search, n int) { s.candidates = n }
+
+// TraceTiers makes s report which tier settled each page PostgreSQL ranks
+// (-1: every hit was scored) and whether the tier was cut short.
+func TraceTiers(s *Search, f func(tier int, cut bool)) { s.traceTier = f }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -31,11 +33,15 @@ import (
 // The layout keeps the bytes written per document low, since indexing runs in
 // every ingest transaction:
 //
-//   - search_doc has one row per document, with an integer id that the other
-//     tables use instead of the URN, and "fields": a JSON map of the string
-//     values queries read back (query-by-default and autocomplete values for
-//     matched fields and suggestions, plus the values that have no keyword
-//     row, see below).
+//   - search_doc has one narrow row per document, with an integer id that
+//     the other tables use instead of the URN, and what a search reads of
+//     every hit: entity type, soft deletion and the numbers of its facet
+//     values (fids, see search_facets.go); on PostgreSQL also the words, in
+//     tsvectors kept out of the row. search_body holds "fields", a JSON map
+//     of the string values queries read back for the page (query-by-default
+//     and autocomplete values for matched fields and suggestions, plus the
+//     values that have no keyword row, see below), and "acvals", those of
+//     the autocomplete fields.
 //   - search_kw has (field, value, doc) rows for keyword-like fields only:
 //     URN, KEYWORD, BOOLEAN, numeric and browse fields, every addToFilters
 //     field and the high-boost name fields. Free-text fields (TEXT,
@@ -52,16 +58,26 @@ type Search struct {
 	// exact lists the high-boost fields (names, ids, titles) whose exact
 	// match with the whole query ranks a document first.
 	exact []string
+	dict  *facetDict
+	// weights are bucketWeight as numbers, for ranking in Go.
+	weights []float64
+	// bucketUsed tells the buckets some query-by-default field writes to.
+	bucketUsed []bool
+	// candidates is rankCandidates, lowered by tests.
+	candidates int
+	// traceTier, set by tests, learns how rankTiers ranked a page.
+	traceTier func(tier int, cut bool)
 }
 
 var _ catalog.SearchIndex = (*Search)(nil)
 
 // Free-text columns by boost: a field's words go into the column of its
-// boost bucket, which catalogd_rank (SQLite) or setweight (PostgreSQL) weighs.
+// boost bucket (SQLite) or are tagged with it (PostgreSQL, see tsVector).
+// A hit scores, for each query word, the weights of the buckets holding it:
+// catalogd_rank on SQLite, scoreOf on PostgreSQL.
 var (
 	boostFloors  = []float64{8, 3, 1, 0.4, 0} // bucket i holds boosts >= boostFloors[i]
 	bucketWeight = []string{"10", "4", "1", "0.5", "0.15"}
-	pgWeight     = []pgtype.TSVectorWeight{pgtype.TSVectorWeightA, pgtype.TSVectorWeightB, pgtype.TSVectorWeightC, pgtype.TSVectorWeightD, pgtype.TSVectorWeightD}
 )
 
 // maxKeywordLen bounds the values kept in the keyword table (Elasticsearch's
@@ -72,18 +88,47 @@ const maxKeywordLen = 256
 // OpenSearch brings the search tables up to date and returns the engine for
 // documents with the given fields.
 func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Search, error) {
-	s := &Search{db: db, fields: map[string]catalog.SearchField{}}
+	s := db.newSearch(fields)
+	if err := db.Migrate(ctx, "search", s.migrations()); err != nil {
+		return nil, err
+	}
+	if db.dialect == Postgres {
+		// A rebuild that stopped before its end left them out (see
+		// ResetDocuments).
+		for _, st := range pgTextIndexes {
+			if _, err := db.sql.ExecContext(ctx, st); err != nil {
+				return nil, db.fail(ctx, err, "create the full-text indexes")
+			}
+		}
+	}
+	return s, nil
+}
+
+// pgTextIndexes are the full-text indexes of PostgreSQL, which a full
+// rebuild drops and creates again once the documents are in.
+var pgTextIndexes = []string{
+	`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv)`,
+	`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac)`,
+}
+
+func (db *DB) newSearch(fields []catalog.SearchField) *Search {
+	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates}
+	for _, w := range bucketWeight {
+		x, _ := strconv.ParseFloat(w, 64) // constants that parse
+		s.weights = append(s.weights, x)
+	}
+	s.bucketUsed = make([]bool, len(bucketWeight))
 	for _, f := range fields {
 		s.fields[f.Name] = f
+		if f.QueryByDefault {
+			s.bucketUsed[bucketOf(f.Boost)] = true
+		}
 		if f.QueryByDefault && f.Boost >= boostFloors[0] {
 			s.exact = append(s.exact, f.Name)
 		}
 	}
 	sort.Strings(s.exact)
-	if err := db.Migrate(ctx, "search", s.migrations()); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s
 }
 
 // migrations are the steps of the search tables' schema. The later ones
@@ -157,6 +202,10 @@ func (s *Search) migrations() []Migration {
 		Version: 5,
 		Name:    "no autocomplete words in the text table",
 		Up:      s.dropTextTableAC,
+	}, {
+		Version: 6,
+		Name:    "narrow document rows, numbered facet values, bucket-tagged words",
+		Up:      s.narrowRows,
 	}}
 }
 
@@ -211,7 +260,7 @@ func (s *Search) dropTextTableAC(ctx context.Context, tx bun.Tx, dialect string)
 
 // eachStoredDoc calls fn, in id order, with the row that row derives for
 // each document from the stored string values of its fields that keep
-// says to keep.
+// says to keep. It reads search_doc.fields, which migration 6 moved.
 func (s *Search) eachStoredDoc(ctx context.Context, tx bun.Tx, keep func(field string) bool, fn func(docRow) error) error {
 	// bun.Tx binds the '?' arguments itself, for either dialect.
 	for after := int64(-1); ; {
@@ -227,21 +276,11 @@ func (s *Search) eachStoredDoc(ctx context.Context, tx bun.Tx, keep func(field s
 				rows.Close()
 				return err
 			}
-			var stored map[string][]string
-			if err := json.Unmarshal([]byte(fields), &stored); err != nil {
+			r, err := s.storedRow(id, fields, keep)
+			if err != nil {
 				rows.Close()
-				return fmt.Errorf("search document %d: %w", id, err)
+				return err
 			}
-			d := catalog.Document{Fields: map[string][]any{}}
-			for n, vals := range stored {
-				if keep(n) {
-					for _, v := range vals {
-						d.Fields[n] = append(d.Fields[n], v)
-					}
-				}
-			}
-			r := s.row(d)
-			r.id = id
 			docs = append(docs, r)
 		}
 		if err := rows.Close(); err != nil {
@@ -257,6 +296,164 @@ func (s *Search) eachStoredDoc(ctx context.Context, tx bun.Tx, keep func(field s
 		}
 		after = docs[len(docs)-1].id
 	}
+}
+
+// storedRow is the row that row derives for document id from the stored
+// string values (a "fields" JSON) of its fields that keep says to keep.
+func (s *Search) storedRow(id int64, fields string, keep func(field string) bool) (docRow, error) {
+	var stored map[string][]string
+	if err := json.Unmarshal([]byte(fields), &stored); err != nil {
+		return docRow{}, fmt.Errorf("search document %d: %w", id, err)
+	}
+	d := catalog.Document{Fields: map[string][]any{}}
+	for n, vals := range stored {
+		if keep(n) {
+			for _, v := range vals {
+				d.Fields[n] = append(d.Fields[n], v)
+			}
+		}
+	}
+	r := s.row(d)
+	r.id = id
+	return r, nil
+}
+
+// narrowRows (migration 6) moves what only a page reads (fields, acvals)
+// out of search_doc into search_body, replaces the facets text by numbered
+// values (fids, see search_facets.go) and, on PostgreSQL, rewrites the
+// tsvectors bucket-tagged and without positions, stored out of the row.
+// A search visits the search_doc row of every hit, and these rows are now a
+// few dozen bytes: a million of them fit in memory where the wide ones
+// (2 KB each, most of it the fields JSON) were read from disk.
+func (s *Search) narrowRows(ctx context.Context, tx bun.Tx, dialect string) error {
+	pg := dialect == Postgres
+	x := tx.Tx
+	var stmts []string
+	if pg {
+		stmts = []string{
+			"SET LOCAL maintenance_work_mem = '256MB'",
+			`CREATE TABLE IF NOT EXISTS search_value (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, field TEXT NOT NULL, value TEXT NOT NULL, UNIQUE (field, value))`,
+			`CREATE TABLE IF NOT EXISTS search_body (id BIGINT PRIMARY KEY, fields TEXT NOT NULL, acvals TEXT NOT NULL)`,
+			`CREATE TEMP TABLE catalogd_facets ON COMMIT DROP AS SELECT id, facets FROM search_doc`,
+		}
+	} else {
+		stmts = []string{
+			`CREATE TABLE IF NOT EXISTS search_value (id INTEGER PRIMARY KEY, field TEXT NOT NULL, value TEXT NOT NULL, UNIQUE (field, value))`,
+			`CREATE TABLE IF NOT EXISTS search_body (id INTEGER PRIMARY KEY, fields TEXT NOT NULL, acvals TEXT NOT NULL)`,
+			`CREATE TEMP TABLE catalogd_facets AS SELECT id, facets FROM search_doc`,
+		}
+	}
+	stmts = append(stmts,
+		`INSERT INTO search_body (id, fields, acvals) SELECT id, fields, acvals FROM search_doc`,
+		"ALTER TABLE search_doc DROP COLUMN fields",
+		"ALTER TABLE search_doc DROP COLUMN facets",
+		"ALTER TABLE search_doc DROP COLUMN acvals",
+	)
+	if pg {
+		stmts = append(stmts,
+			"ALTER TABLE search_doc ADD COLUMN fids BYTEA NOT NULL DEFAULT ''::bytea",
+			// Rows of fewer than 128 bytes: the tsvectors (kilobytes) go to
+			// the TOAST table, the columns every hit is read for stay.
+			"ALTER TABLE search_doc SET (toast_tuple_target = 128)",
+			"ALTER TABLE search_doc ALTER COLUMN ac SET STORAGE EXTERNAL",
+			"ALTER TABLE search_doc ALTER COLUMN urn SET STORAGE PLAIN",
+			"ALTER TABLE search_doc ALTER COLUMN fids SET STORAGE PLAIN",
+			// Rebuilt after the rewrite: faster than updating them.
+			"DROP INDEX IF EXISTS search_doc_tsv",
+			"DROP INDEX IF EXISTS search_doc_ac",
+		)
+	} else {
+		stmts = append(stmts, "ALTER TABLE search_doc ADD COLUMN fids BLOB NOT NULL DEFAULT x''")
+	}
+	if pg {
+		// The tsvectors compress (their words share prefixes): lz4 where
+		// the server has it (see schemaMigrations), for fewer TOAST rows
+		// to write and read.
+		var lz4 bool
+		if err := x.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_settings
+WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`).Scan(&lz4); err != nil {
+			return err
+		}
+		if lz4 {
+			stmts = append(stmts, "ALTER TABLE search_doc ALTER COLUMN tsv SET COMPRESSION lz4")
+		}
+	}
+	for _, st := range stmts {
+		if _, err := x.ExecContext(ctx, st); err != nil {
+			return fmt.Errorf("%s: %w", st, err)
+		}
+	}
+	keep := func(n string) bool { return true }
+	for after := int64(-1); ; {
+		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT f.id, f.facets, b.fields FROM catalogd_facets f JOIN search_body b ON b.id = f.id WHERE f.id > ? ORDER BY f.id LIMIT 1000"), after)
+		if err != nil {
+			return err
+		}
+		var docs []docRow
+		var keys []string
+		for rows.Next() {
+			var id int64
+			var facets, fields string
+			if err := rows.Scan(&id, &facets, &fields); err != nil {
+				rows.Close()
+				return err
+			}
+			r := docRow{id: id}
+			if pg {
+				if r, err = s.storedRow(id, fields, keep); err != nil {
+					rows.Close()
+					return err
+				}
+				r.facets = nil // from the column below
+			}
+			// The facets column held "field\x1fvalue" pairs joined by
+			// "\x1e": a pair is a dictionary key.
+			for _, k := range strings.Split(facets, "\x1e") {
+				if k != "" {
+					r.facets = append(r.facets, k)
+				}
+			}
+			keys = append(keys, r.facets...)
+			docs = append(docs, r)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if len(docs) == 0 {
+			break
+		}
+		after = docs[len(docs)-1].id
+		ids, err := s.facetIDs(ctx, x, keys, nil, nil)
+		if err != nil {
+			return err
+		}
+		if pg {
+			n := len(docs)
+			id, fids, tsv, ac := make([]int64, n), make([][]byte, n), make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
+			for i, d := range docs {
+				id[i], fids[i], tsv[i], ac[i] = d.id, encodeFIDs(d.facets, ids), d.tsv, d.acv
+			}
+			if _, err := x.ExecContext(ctx, `UPDATE search_doc AS d SET fids = u.fids, tsv = u.tsv, ac = u.ac
+FROM unnest($1::bigint[], $2::bytea[], $3::tsvector[], $4::tsvector[]) AS u(id, fids, tsv, ac) WHERE d.id = u.id`, id, fids, tsv, ac); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, d := range docs {
+			if _, err := x.ExecContext(ctx, "UPDATE search_doc SET fids = ? WHERE id = ?", encodeFIDs(d.facets, ids), d.id); err != nil {
+				return err
+			}
+		}
+	}
+	if pg {
+		return execAll(
+			`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv)`,
+			`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac)`,
+			"ANALYZE search_doc",
+		)(ctx, tx, dialect)
+	}
+	_, err := x.ExecContext(ctx, "DROP TABLE temp.catalogd_facets")
+	return err
 }
 
 var searchLayout = Migration{
@@ -363,7 +560,8 @@ type docRow struct {
 	urn, entity   string
 	removed, long int64
 	fields        string          // JSON of the stored string values
-	facets        string          // filter fields' keyword values, see facetsOf
+	facets        []string        // filter fields' keyword values, see facetsOf
+	fids          []byte          // their numbers (resolveFacets)
 	text          [5]string       // words per boost bucket
 	ac            string          // words of the autocomplete fields
 	tsv, acv      pgtype.TSVector // text and ac as PostgreSQL indexes them
@@ -427,12 +625,12 @@ func (s *Search) row(d catalog.Document) docRow {
 	var stored, acvals fieldLists
 	seen := map[string]bool{}
 	var tz search.Tokenizer
-	// On SQLite each column's words are written once: the text tables
-	// keep which columns hold a word (detail=column), not how often, and
-	// FTS5 tokenizing and hashing the repeats (the same words in twenty
-	// column descriptions) was 7% of the library's instructions in an
-	// ingest. PostgreSQL's ts_rank counts repeats, so there they stay.
-	once := wordsOnce{all: s.db.q.pg}
+	// Each column's words are written once: the text tables keep which
+	// columns hold a word (detail=column, or a tagged lexeme), not how
+	// often, and FTS5 tokenizing and hashing the repeats (the same words in
+	// twenty column descriptions) was 7% of the library's instructions in
+	// an ingest.
+	var once wordsOnce
 	defer once.release()
 	names := make([]string, 0, len(d.Fields))
 	for n := range d.Fields {
@@ -511,8 +709,8 @@ func (s *Search) row(d catalog.Document) docRow {
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	if s.db.q.pg {
-		r.tsv = tsVector(r.text[:], pgWeight)
-		r.acv = tsVector([]string{r.ac}, []pgtype.TSVectorWeight{pgtype.TSVectorWeightD})
+		r.tsv = tsVector(r.text[:], true)
+		r.acv = tsVector([]string{r.ac}, false)
 	}
 	r.fields = stored.encode()
 	r.acvals = acvals.encode()
@@ -575,20 +773,16 @@ func (l *fieldLists) encode() string {
 
 // wordsOnce tells whether a word is the first of its kind in a column of
 // a document's text (columns 0-4 the boost buckets, 5 the autocomplete
-// words), unless all is set. Its map comes from a pool: a full restore
-// builds its documents on one goroutine while the previous batch is
-// written, and a new map per document made that goroutine the slower one.
+// words). Its map comes from a pool: a full restore builds its documents
+// on one goroutine while the previous batch is written, and a new map per
+// document made that goroutine the slower one.
 type wordsOnce struct {
-	all  bool
 	seen map[string]uint8 // word → bit per column it is in
 }
 
 var wordsOncePool = sync.Pool{New: func() any { return make(map[string]uint8, 256) }}
 
 func (o *wordsOnce) first(word string, column int) bool {
-	if o.all {
-		return true
-	}
 	if o.seen == nil {
 		o.seen = wordsOncePool.Get().(map[string]uint8)
 	}
@@ -608,26 +802,17 @@ func (o *wordsOnce) release() {
 	}
 }
 
-// Separators of the facets column: field and value, then pairs. Neither
-// occurs in field names, and keyword values holding them are left out.
-const (
-	facetSep = "\x1f"
-	pairSep  = "\x1e"
-)
-
-// facetsOf encodes the keyword values of filter fields as the facets
-// column holds them: "field\x1fvalue" pairs sorted and joined by "\x1e". A
-// search counts facets from this one column of each hit instead of seeking
-// the hit's keyword rows.
-func (s *Search) facetsOf(kw []kwRow) string {
-	var pairs []string
+// facetsOf lists the keyword values of filter fields as dictionary keys
+// (facetKey), sorted: the values a search counts facets of.
+func (s *Search) facetsOf(kw []kwRow) []string {
+	var keys []string
 	for _, k := range kw {
-		if s.fields[k.field].Filter && !strings.ContainsAny(k.value, facetSep+pairSep) {
-			pairs = append(pairs, k.field+facetSep+k.value)
+		if s.fields[k.field].Filter {
+			keys = append(keys, facetKey(k.field, k.value))
 		}
 	}
-	sort.Strings(pairs)
-	return strings.Join(pairs, pairSep)
+	sort.Strings(keys)
+	return keys
 }
 
 func bucketOf(boost float64) int {
@@ -696,8 +881,21 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 	if err != nil {
 		return err
 	}
-	stmts := []string{"DELETE FROM search_kw", "DELETE FROM search_browse", "DELETE FROM search_doc"}
-	if !tx.db.q.pg {
+	// search_value stays: its numbers are cached and never change.
+	stmts := []string{"DELETE FROM search_kw", "DELETE FROM search_browse", "DELETE FROM search_doc", "DELETE FROM search_body"}
+	if tx.db.q.pg {
+		// At once, and without leaving every row of the old index dead
+		// behind the new one. The full-text indexes are built again by
+		// FinishReset: in one pass over the documents that cost a third of
+		// adding each document's words as it came (which was two thirds of
+		// a rebuild's database time). Searches meanwhile read every
+		// document.
+		stmts = []string{
+			"TRUNCATE search_kw, search_browse, search_doc, search_body",
+			"DROP INDEX IF EXISTS search_doc_tsv",
+			"DROP INDEX IF EXISTS search_doc_ac",
+		}
+	} else {
 		// A contentless table is emptied at once, not row by row.
 		stmts = append(stmts, "INSERT INTO search_fts (search_fts) VALUES ('delete-all')", "INSERT INTO search_ac (search_ac) VALUES ('delete-all')")
 	}
@@ -705,6 +903,31 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 		if _, err := tx.q.ExecContext(ctx, st); err != nil {
 			return tx.db.fail(ctx, err, "empty the search index: %s", st)
 		}
+	}
+	return nil
+}
+
+// FinishReset creates the full-text indexes ResetDocuments dropped and
+// gives PostgreSQL's planner the statistics of the new rows: without them
+// it took the full-text condition for an unselective one and read every
+// document.
+func (s *Search) FinishReset(ctx context.Context) error {
+	if !s.db.q.pg {
+		return nil
+	}
+	err := s.db.Update(ctx, func(ctx2 catalog.Tx) error {
+		tx := ctx2.(*Tx)
+		stmts := append([]string{"SET LOCAL maintenance_work_mem = '256MB'"}, pgTextIndexes...)
+		stmts = append(stmts, "ANALYZE search_doc, search_body, search_kw, search_browse")
+		for _, st := range stmts {
+			if _, err := tx.q.ExecContext(ctx, st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return s.db.fail(ctx, err, "create the full-text indexes")
 	}
 	return nil
 }
@@ -767,7 +990,7 @@ func (s *Search) InsertPrepared(ctx context.Context, ctx2 catalog.Tx, docs searc
 	if !ok {
 		return fmt.Errorf("search: documents %T were not prepared by this engine", docs)
 	}
-	if err := s.insertNew(ctx, tx, rows); err != nil {
+	if err := s.insertNew(ctx, tx, rows, false); err != nil {
 		return tx.db.fail(ctx, err, "write %d search documents", len(rows))
 	}
 	return nil
@@ -779,7 +1002,7 @@ type oldDoc struct {
 	entity        string
 	removed, long int64
 	fields        string
-	facets        string
+	fids          []byte
 	kw            map[string]kwRow
 	browse        map[string]bool
 }
@@ -806,6 +1029,9 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 	if err := s.deleteDocs(ctx, tx, goneIDs); err != nil {
 		return err
 	}
+	if err := s.resolveFacets(ctx, tx, rows); err != nil {
+		return err
+	}
 	var (
 		fresh, changed []docRow // documents to insert, existing ones to update
 		textIDs        []int64  // existing documents whose words change
@@ -814,6 +1040,7 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 		kwDel          []any // flat (field, value, doc)
 		brIns, brDel   []any // flat (entity, path, doc)
 	)
+	text := map[int64]bool{}
 	for _, r := range rows {
 		o := old[r.urn]
 		if o == nil {
@@ -821,11 +1048,12 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 			continue
 		}
 		r.id = o.id
-		if r.entity != o.entity || r.removed != o.removed || r.long != o.long || r.fields != o.fields || r.facets != o.facets {
+		if r.entity != o.entity || r.removed != o.removed || r.long != o.long || r.fields != o.fields || !bytes.Equal(r.fids, o.fids) {
 			changed = append(changed, r)
 			if r.fields != o.fields {
-				// The words derive from the stored values.
+				// The words and the body derive from the stored values.
 				textIDs = append(textIDs, o.id)
+				text[o.id] = true
 			}
 		}
 		for _, k := range r.kw {
@@ -866,14 +1094,10 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 				}
 			}
 		}
-		if err := s.upsertDocs(ctx, tx, changed, true); err != nil {
+		if err := s.updateDocs(ctx, tx, changed, text); err != nil {
 			return err
 		}
 		if !q.pg && len(textIDs) > 0 {
-			text := map[int64]bool{}
-			for _, id := range textIDs {
-				text[id] = true
-			}
 			var rewrite []docRow
 			for _, r := range changed {
 				if text[r.id] {
@@ -895,7 +1119,7 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 	if err := insertBrowse(ctx, tx, brIns); err != nil {
 		return err
 	}
-	return s.insertNew(ctx, tx, fresh)
+	return s.insertNew(ctx, tx, fresh, true)
 }
 
 // int64List encodes ids for json_each.
@@ -911,7 +1135,7 @@ func (s *Search) loadOld(ctx context.Context, tx *Tx, urns []string) (map[string
 	if len(urns) == 0 {
 		return out, nil
 	}
-	rows, err := tx.q.QueryContext(ctx, q.rebind("SELECT id, urn, entity, removed, long, fields, facets FROM search_doc WHERE "+q.inList("urn")), q.listArg(urns))
+	rows, err := tx.q.QueryContext(ctx, q.rebind("SELECT d.id, d.urn, d.entity, d.removed, d.long, b.fields, d.fids FROM search_doc d JOIN search_body b ON b.id = d.id WHERE "+q.inList("d.urn")), q.listArg(urns))
 	if err != nil {
 		return nil, err
 	}
@@ -920,7 +1144,7 @@ func (s *Search) loadOld(ctx context.Context, tx *Tx, urns []string) (map[string
 	for rows.Next() {
 		o := &oldDoc{kw: map[string]kwRow{}, browse: map[string]bool{}}
 		var u string
-		if err := rows.Scan(&o.id, &u, &o.entity, &o.removed, &o.long, &o.fields, &o.facets); err != nil {
+		if err := rows.Scan(&o.id, &u, &o.entity, &o.removed, &o.long, &o.fields, &o.fids); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -989,7 +1213,7 @@ func (s *Search) deleteDocs(ctx context.Context, tx *Tx, ids []int64) error {
 	}
 	q := tx.db.q
 	arg, _ := idList(q, ids, "")
-	tables := []struct{ table, col string }{{"search_kw", "doc"}, {"search_browse", "doc"}, {"search_doc", "id"}}
+	tables := []struct{ table, col string }{{"search_kw", "doc"}, {"search_browse", "doc"}, {"search_doc", "id"}, {"search_body", "id"}}
 	if !q.pg {
 		tables = append(tables, struct{ table, col string }{"search_fts", "rowid"}, struct{ table, col string }{"search_ac", "rowid"})
 	}
@@ -1035,12 +1259,18 @@ func insertFTS(ctx context.Context, tx *Tx, rows []docRow) error {
 	return nil
 }
 
-// insertNew writes documents the index does not hold.
-func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow) error {
+// insertNew writes documents the index does not hold; resolved says their
+// facet values are numbered already.
+func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow, resolved bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := s.upsertDocs(ctx, tx, rows, false); err != nil {
+	if !resolved {
+		if err := s.resolveFacets(ctx, tx, rows); err != nil {
+			return err
+		}
+	}
+	if err := s.insertDocs(ctx, tx, rows); err != nil {
 		return err
 	}
 	type docKW struct {
@@ -1087,46 +1317,41 @@ func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow) error {
 	return insertFTS(ctx, tx, rows)
 }
 
-// upsertDocs writes the search_doc rows (and, on PostgreSQL, their
-// tsvectors) and sets the ids of rows. update says the rows exist.
-func (s *Search) upsertDocs(ctx context.Context, tx *Tx, rows []docRow, update bool) error {
+// insertDocs writes the search_doc and search_body rows of new documents
+// (and, on PostgreSQL, their tsvectors) and sets the ids of rows.
+func (s *Search) insertDocs(ctx context.Context, tx *Tx, rows []docRow) error {
 	q := tx.db.q
 	ids := make(map[string]int64, len(rows))
 	if q.pg {
 		n := len(rows)
-		urn, ent, fields, facets, acvals := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		urn, ent := make([]string, n), make([]string, n)
 		removed, long := make([]int64, n), make([]int64, n)
+		fids := make([][]byte, n)
 		tsv, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
 		for i, r := range rows {
-			urn[i], ent[i], removed[i], long[i], fields[i], facets[i], acvals[i], tsv[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.acvals, r.tsv, r.acv
+			urn[i], ent[i], removed[i], long[i], fids[i], tsv[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fids, r.tsv, r.acv
 		}
-		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fields, facets, acvals, tsv, ac)
-SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::tsvector[], $9::tsvector[])
-ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fields = EXCLUDED.fields, facets = EXCLUDED.facets, acvals = EXCLUDED.acvals, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
+		// A document another transaction added meanwhile is replaced.
+		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fids, tsv, ac)
+SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[])
+ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fids = EXCLUDED.fids, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
 RETURNING id, urn`
-		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fields, facets, acvals, tsv, ac)
+		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fids, tsv, ac)
 		if err != nil {
 			return err
 		}
 		if err := scanIDs(res, ids); err != nil {
 			return err
 		}
-	} else if update {
-		for _, r := range rows {
-			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fields = ?, facets = ?, acvals = ? WHERE id = ?", r.entity, r.removed, r.long, r.fields, r.facets, r.acvals, r.id); err != nil {
-				return err
-			}
-		}
-		return nil
 	} else {
-		flat := make([]any, 0, 7*len(rows))
+		flat := make([]any, 0, 5*len(rows))
 		for _, r := range rows {
-			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fields, r.facets, r.acvals)
+			flat = append(flat, r.urn, r.entity, r.removed, r.long, r.fids)
 		}
-		per := q.rowsPerStatement(7)
+		per := q.rowsPerStatement(5)
 		for i, m := 0, 0; i < len(rows); i += m {
 			m = chunkRows(len(rows)-i, per)
-			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fields, facets, acvals) VALUES ", "(?,?,?,?,?,?,?)", " RETURNING id, urn", m), flat[i*7:(i+m)*7]...)
+			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fids) VALUES ", "(?,?,?,?,?)", " RETURNING id, urn", m), flat[i*5:(i+m)*5]...)
 			if err != nil {
 				return err
 			}
@@ -1135,10 +1360,90 @@ RETURNING id, urn`
 			}
 		}
 	}
+	body := make([]any, 0, 3*len(rows))
 	for i := range rows {
 		rows[i].id = ids[rows[i].urn]
+		body = append(body, rows[i].id, rows[i].fields, rows[i].acvals)
+	}
+	return writeBody(ctx, tx, body)
+}
+
+// updateDocs rewrites the search_doc rows of existing documents, and the
+// body and words of those in text.
+func (s *Search) updateDocs(ctx context.Context, tx *Tx, rows []docRow, text map[int64]bool) error {
+	q := tx.db.q
+	if q.pg {
+		// The tsvectors only where the words changed: setting one to the
+		// same value still rewrites it and each of its index entries.
+		var plain, words []docRow
+		for _, r := range rows {
+			if text[r.id] {
+				words = append(words, r)
+			} else {
+				plain = append(plain, r)
+			}
+		}
+		for _, part := range [][]docRow{plain, words} {
+			if len(part) == 0 {
+				continue
+			}
+			n := len(part)
+			id, removed, long := make([]int64, n), make([]int64, n), make([]int64, n)
+			ent := make([]string, n)
+			fids := make([][]byte, n)
+			tsv, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
+			for i, r := range part {
+				id[i], ent[i], removed[i], long[i], fids[i], tsv[i], ac[i] = r.id, r.entity, r.removed, r.long, r.fids, r.tsv, r.acv
+			}
+			if text[part[0].id] {
+				if _, err := tx.q.ExecContext(ctx, `UPDATE search_doc AS d SET entity = u.entity, removed = u.removed, long = u.long, fids = u.fids, tsv = u.tsv, ac = u.ac
+FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[]) AS u(id, entity, removed, long, fids, tsv, ac) WHERE d.id = u.id`,
+					id, ent, removed, long, fids, tsv, ac); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := tx.q.ExecContext(ctx, `UPDATE search_doc AS d SET entity = u.entity, removed = u.removed, long = u.long, fids = u.fids
+FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[]) AS u(id, entity, removed, long, fids) WHERE d.id = u.id`,
+				id, ent, removed, long, fids); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, r := range rows {
+			if _, err := tx.q.ExecContext(ctx, "UPDATE search_doc SET entity = ?, removed = ?, long = ?, fids = ? WHERE id = ?", r.entity, r.removed, r.long, r.fids, r.id); err != nil {
+				return err
+			}
+		}
+	}
+	var body []any
+	for _, r := range rows {
+		if text[r.id] {
+			body = append(body, r.id, r.fields, r.acvals)
+		}
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	if q.pg {
+		return writeBody(ctx, tx, body)
+	}
+	for i := 0; i < len(body); i += 3 {
+		if _, err := tx.q.ExecContext(ctx, "UPDATE search_body SET fields = ?, acvals = ? WHERE id = ?", body[i+1], body[i+2], body[i]); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// writeBody writes search_body rows given flat (id, fields, acvals): new
+// ones, or on PostgreSQL any.
+func writeBody(ctx context.Context, tx *Tx, flat []any) error {
+	b := bulkInsert{table: "search_body", cols: []string{"id", "fields", "acvals"}, types: []string{"bigint", "text", "text"}}
+	if tx.db.q.pg {
+		b.suffix = " ON CONFLICT (id) DO UPDATE SET fields = EXCLUDED.fields, acvals = EXCLUDED.acvals"
+	}
+	return tx.db.q.insertRows(ctx, tx.q, b, flat)
 }
 
 func scanIDs(res *sql.Rows, ids map[string]int64) error {

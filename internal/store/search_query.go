@@ -3,7 +3,9 @@ package store
 import (
 	"container/heap"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,8 +40,10 @@ func likeEscape(s string) string {
 }
 
 // docConds adds the conditions every query shares: entity types, soft
-// delete and the filter, on the document alias d.
-func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved bool) error {
+// delete and the filter, on the document alias d. driven says that another
+// index (full text, browse paths) finds the documents, which the filter
+// then tests one by one.
+func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved, driven bool) error {
 	q := s.db.q
 	if len(types) > 0 {
 		w.add(q.inList("d.entity"), q.listArg(types))
@@ -55,7 +59,7 @@ func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHide
 	for _, g := range f.Or {
 		var ands []string
 		for _, c := range g {
-			cond, a, err := s.criterion(c)
+			cond, a, err := s.criterion(c, driven)
 			if err != nil {
 				return err
 			}
@@ -75,7 +79,7 @@ func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHide
 // alias d. Keyword rows answer it for keyword-like fields; the "fields" JSON
 // for free-text fields and for the values too long for keyword rows (the
 // documents flagged long); search_doc's columns for "urn" and "removed".
-func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
+func (s *Search) criterion(c catalog.Criterion, driven bool) (string, []any, error) {
 	q := s.db.q
 	cond := strings.ToUpper(c.Condition)
 	if cond == "" {
@@ -150,10 +154,11 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 	// jsonValues is the FROM clause listing the stored string values of the
 	// field in the "fields" JSON of document alias x.
 	jsonValues := func(x string) (string, any) {
+		body := "(SELECT b.fields FROM search_body b WHERE b.id = " + x + ".id)"
 		if q.pg {
-			return "jsonb_array_elements_text(" + x + ".fields::jsonb -> ?::text) AS j(value)", c.Field
+			return "jsonb_array_elements_text(" + body + "::jsonb -> ?::text) AS j(value)", c.Field
 		}
-		return "json_each(" + x + ".fields, ?) j", `$."` + strings.ReplaceAll(c.Field, `"`, `\"`) + `"`
+		return "json_each(" + body + ", ?) j", `$."` + strings.ReplaceAll(c.Field, `"`, `\"`) + `"`
 	}
 	var sqlc string
 	var args []any
@@ -180,15 +185,17 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 				args = append([]any{c.Field}, kargs...)
 			}
 			// The rare documents with values too long for keyword rows are
-			// tested through their JSON. The two planners want this written
-			// differently: SQLite drives the query from the IN list, so the
-			// long documents join it as a UNION; PostgreSQL re-evaluated such
-			// a UNION for every document, so there they are tested on the
-			// outer row.
+			// tested through their JSON. Where the filter drives the query
+			// (SQLite always does, from the IN list), they join the keyword
+			// rows' documents as a UNION. Where PostgreSQL tests the filter
+			// on each document another index found, it re-evaluated such a
+			// UNION for each, so there they are tested on the outer row; but
+			// that OR keeps the planner from driving the query from the
+			// keyword rows, and a filter alone then read every document.
 			switch {
 			case !jok:
 				sqlc = "d.id IN (" + kw + ")"
-			case q.pg:
+			case q.pg && driven:
 				from, path := jsonValues("d")
 				sqlc = "(d.id IN (" + kw + ") OR (d.long = 1 AND EXISTS (SELECT 1 FROM " + from + " WHERE " + jexpr + ")))"
 				args = append(append(args, path), jargs...)
@@ -228,15 +235,14 @@ func (s *Search) criterion(c catalog.Criterion) (string, []any, error) {
 
 // textMatch returns the engine's full-text condition for query words (the
 // last a prefix), the join making it usable, and its score expression
-// (higher is better).
+// (higher is better; "0" where the engine ranks otherwise: PostgreSQL
+// ranks a search's candidates apart, see rankTiers).
 func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
-		col := "d.tsv"
 		if column == "ac" {
-			col = "d.ac"
+			return "search_doc d", "d.ac @@ ?::tsquery", "0", tsQuery(tokens, 0)
 		}
-		return "search_doc d", col + " @@ ?::tsquery",
-			"ts_rank('{0.1, 0.3, 0.6, 1.0}', " + col + ", ?::tsquery)", tsQuery(tokens)
+		return "search_doc d", "d.tsv @@ ?::tsquery", "0", tsQuery(tokens, len(bucketWeight))
 	}
 	// Whole words, but for the last, a prefix (see search.QueryTokens).
 	parts := make([]string, len(tokens))
@@ -269,38 +275,39 @@ func crossJoin(pg bool) string {
 
 // maxTotal caps the hit count a search reports, as DataHub does (its
 // Elasticsearch counts exactly up to 10,000): counting further would visit
-// every hit of a broad query.
+// every hit of a broad query. The facet counts are those of the hits
+// counted, so that a search reads at most this many hits' facet values.
 const maxTotal = 10000
 
 // Search runs a search: free text ranked by field boosts (plus a bonus for
 // an exact match of a name-like field), the filter, facets and a page.
 //
-// It reads the hits in one pass, which yields the total, the page (ranked
-// in Go) and the counts of the facets that the facets column holds; only
-// the page's documents are read in full. A query without text or facets
-// instead lets the database count and page through its indexes.
+// The total and the counts of the facets that fids holds come from the
+// first maxTotal hits the index yields; the page is ranked over every hit.
+// SQLite reads every hit once (the text table scores them as it goes);
+// PostgreSQL, whose index cannot score, counts in one statement and scores
+// only the hits that can make the page (rankTiers). A query without text
+// pages by URN through the database's indexes. Only the page's documents
+// are read in full.
 func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.SearchResult, error) {
 	res := catalog.SearchResult{Facets: map[string]map[string]int{}}
 	if q.Start < 0 || q.Count < 0 {
 		return res, catalog.Errorf(catalog.Invalid, "start and count must not be negative")
 	}
 	tokens := search.QueryTokens(strings.TrimSpace(q.Text))
-	var w where
+	var conds where
+	if err := s.docConds(&conds, q.EntityTypes, q.Filter, false, len(tokens) > 0); err != nil {
+		return res, err
+	}
+	w := conds
 	from, score := "search_doc d", "0"
-	var scoreArgs []any
 	if len(tokens) > 0 {
 		var cond string
 		var arg any
 		from, cond, score, arg = s.textMatch(tokens, "")
-		w.add(cond, arg)
-		if s.db.q.pg {
-			scoreArgs = []any{arg}
-		}
+		w = where{conds: append([]string{cond}, conds.conds...), args: append([]any{arg}, conds.args...)}
 	}
-	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
-		return res, err
-	}
-	// Facets of filter fields come from the facets column; any other field
+	// Facets of filter fields come from the fids column; any other field
 	// asked for is counted in SQL.
 	var inColumn, inSQL []string
 	for _, f := range q.Facets {
@@ -310,16 +317,41 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 			inSQL = append(inSQL, f)
 		}
 	}
-	err := s.db.searchSnapshot(ctx, func(x querier) error {
+	err := s.read(ctx, func(x querier) error {
+		counts := map[uint32]int{}
 		var page []int64
 		var err error
-		if len(tokens) == 0 && len(inColumn) == 0 {
-			page, err = s.pageInSQL(ctx, x, q, from, w, &res)
-		} else {
-			page, err = s.onePass(ctx, x, q, tokens, from, score, scoreArgs, w, inColumn, &res)
+		switch {
+		case len(tokens) > 0 && !s.db.q.pg:
+			page, err = s.onePass(ctx, x, q, tokens, from, score, w, len(inColumn) > 0, counts, &res)
+		case len(tokens) > 0:
+			page, err = s.rankTiers(ctx, x, q, tokens, from, w, conds, len(inColumn) > 0, counts, &res)
+		default:
+			// In URN order: from the window when it held every hit.
+			var got windowGot
+			k := 0
+			if q.Count > 0 {
+				k = min(q.Start+q.Count, maxTotal)
+			}
+			got, err = s.window(ctx, x, from, w, windowAsk{facets: len(inColumn) > 0, byURN: k}, counts)
+			res.Total = got.total
+			switch {
+			case err != nil:
+			case got.byURN != nil:
+				if q.Start < len(got.byURN) {
+					page = got.byURN[q.Start:]
+				}
+			default:
+				page, err = s.pageByURN(ctx, x, q, from, w, res.Total)
+			}
 		}
 		if err != nil {
 			return err
+		}
+		if len(inColumn) > 0 {
+			if err := s.facetCounts(ctx, x, counts, inColumn, res.Facets); err != nil {
+				return err
+			}
 		}
 		if err := s.readHits(ctx, x, page, tokens, &res); err != nil {
 			return err
@@ -340,18 +372,186 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	return res, nil
 }
 
-// pageInSQL counts the hits (up to maxTotal) and returns the ids of the
-// page, ordered by URN, through the database's indexes.
-func (s *Search) pageInSQL(ctx context.Context, x querier, q catalog.SearchQuery, from string, w where, res *catalog.SearchResult) ([]int64, error) {
-	qs := s.db.q
-	if err := x.QueryRowContext(ctx, qs.rebind("SELECT COUNT(*) FROM (SELECT 1 FROM "+from+" WHERE "+w.sql()+" LIMIT "+strconv.Itoa(maxTotal)+") t"), w.args...).Scan(&res.Total); err != nil {
-		return nil, err
+// read runs f in a read-only snapshot of the search tables. On PostgreSQL
+// it first sets what searches need of the planner: an index for every text
+// condition (the tsvectors live outside the rows, so a scan filtering on
+// them reads each one, which the planner does not count), a plan for the
+// values at hand (the selectivity of a word varies by orders of magnitude)
+// and no JIT compilation, which costs more than these statements run.
+func (s *Search) read(ctx context.Context, f func(querier) error) error {
+	return s.db.searchSnapshot(ctx, func(x querier) error {
+		if s.db.q.pg {
+			if _, err := x.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan"); err != nil {
+				return err
+			}
+		}
+		return f(x)
+	})
+}
+
+// windowAsk is what a window pass returns besides the count of hits.
+type windowAsk struct {
+	facets bool // the numbers of the facet values, added to counts
+	// byURN asks for the ids of the first byURN hits in URN order, given
+	// when the window holds every hit.
+	byURN int
+	// all asks for every hit's id when there are at most that many.
+	all int
+	// tier (PostgreSQL) is a tsquery: the ids of the window's hits
+	// matching it.
+	tier string
+}
+
+// windowGot is what a window pass found.
+type windowGot struct {
+	total       int
+	byURN, all  []int64 // nil unless asked and known
+	tier        []int64
+	tierPresent bool
+}
+
+// complete reports whether the window held every hit.
+func (g windowGot) complete() bool { return g.total < maxTotal }
+
+// window reads the first maxTotal hits of from/w, in the index's order,
+// for their count and what ask asks of them.
+func (s *Search) window(ctx context.Context, x querier, from string, w where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
+	var got windowGot
+	hits := " FROM " + from + " WHERE " + w.sql() + " LIMIT " + strconv.Itoa(maxTotal)
+	if !s.db.q.pg {
+		return s.windowRows(ctx, x, hits, w, ask, counts)
 	}
-	if q.Count == 0 || q.Start >= res.Total {
+	// One statement, one row: the hits are read once, into memory, and
+	// what is asked of them computed there. Their facet values arrive
+	// concatenated in one value: a row per hit cost more to send and
+	// decode than to count.
+	cols := "d.id"
+	sel := []string{"count(*)"}
+	args := append([]any{}, w.args...)
+	if ask.facets {
+		cols += ", d.fids"
+		sel = append(sel, "coalesce(string_agg(h.fids, ''::bytea), ''::bytea)")
+	}
+	if ask.byURN > 0 {
+		cols += ", d.urn"
+		sel = append(sel, "(SELECT coalesce(string_agg(p.id::text, ',' ORDER BY p.urn), '') FROM (SELECT h2.id, h2.urn FROM h h2 ORDER BY h2.urn LIMIT ?) p)")
+		args = append(args, int64(ask.byURN))
+	}
+	if ask.all > 0 {
+		sel = append(sel, "CASE WHEN count(*) <= ? THEN coalesce(string_agg(h.id::text, ','), '') END")
+		args = append(args, int64(ask.all))
+	}
+	if ask.tier != "" {
+		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 WHERE h3.id IN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery))")
+		args = append(args, ask.tier)
+	}
+	var run []byte
+	var byURN, all, tier sql.NullString
+	dest := []any{&got.total}
+	if ask.facets {
+		dest = append(dest, &run)
+	}
+	if ask.byURN > 0 {
+		dest = append(dest, &byURN)
+	}
+	if ask.all > 0 {
+		dest = append(dest, &all)
+	}
+	if ask.tier != "" {
+		dest = append(dest, &tier)
+	}
+	stmt := "WITH h AS MATERIALIZED (SELECT " + cols + hits + ") SELECT " + strings.Join(sel, ", ") + " FROM h"
+	if err := x.QueryRowContext(ctx, s.db.q.rebind(stmt), args...).Scan(dest...); err != nil {
+		return got, err
+	}
+	countFIDs(run, counts)
+	var err error
+	if byURN.Valid && got.complete() {
+		if got.byURN, err = parseIDs(byURN.String); err != nil {
+			return got, err
+		}
+	}
+	if all.Valid {
+		if got.all, err = parseIDs(all.String); err != nil {
+			return got, err
+		}
+	}
+	if tier.Valid {
+		got.tierPresent = true
+		got.tier, err = parseIDs(tier.String)
+	}
+	return got, err
+}
+
+// windowRows is window on SQLite, which hands rows over without a round
+// trip each: the hits are counted and sorted here.
+func (s *Search) windowRows(ctx context.Context, x querier, hits string, w where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
+	var got windowGot
+	if !ask.facets && ask.byURN == 0 && ask.all == 0 {
+		err := x.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1"+hits+") h", w.args...).Scan(&got.total)
+		return got, err
+	}
+	rows, err := x.QueryContext(ctx, "SELECT d.id, d.urn, d.fids"+hits, w.args...)
+	if err != nil {
+		return got, err
+	}
+	defer rows.Close()
+	best := &topK{k: ask.byURN}
+	var h ranked
+	var run sql.RawBytes
+	for rows.Next() {
+		if err := rows.Scan(&h.id, &h.urn, &run); err != nil {
+			return got, err
+		}
+		got.total++
+		if ask.facets {
+			countFIDs(run, counts)
+		}
+		best.consider(h)
+		if got.total <= ask.all {
+			got.all = append(got.all, h.id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return got, err
+	}
+	if got.total > ask.all {
+		got.all = nil
+	}
+	if ask.byURN > 0 && got.complete() {
+		sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
+		got.byURN = make([]int64, 0, len(best.hits))
+		for _, h := range best.hits {
+			got.byURN = append(got.byURN, h.id)
+		}
+	}
+	return got, nil
+}
+
+// parseIDs reads a comma-separated list of ids.
+func parseIDs(list string) ([]int64, error) {
+	ids := []int64{}
+	for _, f := range strings.Split(list, ",") {
+		if f == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("id list %q: %w", list, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// pageByURN returns the ids of the page of hits of from/w in URN order,
+// through the database's indexes.
+func (s *Search) pageByURN(ctx context.Context, x querier, q catalog.SearchQuery, from string, w where, total int) ([]int64, error) {
+	if q.Count == 0 || q.Start >= total {
 		return nil, nil
 	}
 	args := append(append([]any{}, w.args...), int64(q.Count), int64(q.Start))
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
+	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -436,55 +636,55 @@ func (t *topK) consider(h ranked) {
 	heap.Fix(t, 0)
 }
 
-// onePass reads every hit once: it counts them, ranks the page and counts
-// the facets held in the facets column. It returns the page's ids in order.
-func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from, score string, scoreArgs []any, w where, facets []string, res *catalog.SearchResult) ([]int64, error) {
-	qs := s.db.q
-	// Documents whose name-like field equals the whole query rank first;
-	// the keyword table's key (field, value) finds them, for the query as
-	// typed and lower-cased.
+// exactDocs returns the documents whose name-like field equals the whole
+// query, which rank first; the keyword table's key (field, value) finds
+// them, for the query as typed and lower-cased.
+func (s *Search) exactDocs(ctx context.Context, x querier, text string) (map[int64]bool, error) {
 	exact := map[int64]bool{}
-	if len(tokens) > 0 && len(s.exact) > 0 {
-		text := strings.TrimSpace(q.Text)
-		rows, err := x.QueryContext(ctx, qs.rebind("SELECT x.doc FROM search_kw x WHERE "+qs.inList("x.field")+" AND x.value IN (?, ?)"), qs.listArg(s.exact), text, strings.ToLower(text))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			exact[id] = true
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
+	if len(s.exact) == 0 {
+		return exact, nil
 	}
-	// Counts by the facets column's pairs of field and value: one lookup a
-	// pair, whatever the fields asked for, which are picked out once at
-	// the end. The keys are substrings of the column values as read.
-	counts := make(map[string]int, 512)
+	qs := s.db.q
+	text = strings.TrimSpace(text)
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT x.doc FROM search_kw x WHERE "+qs.inList("x.field")+" AND x.value IN (?, ?)"), qs.listArg(s.exact), text, strings.ToLower(text))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		exact[id] = true
+	}
+	return exact, rows.Err()
+}
+
+// onePass reads every hit once (SQLite): it counts them, ranks the page
+// and, with facets, counts the facet values of the first maxTotal. It
+// returns the page's ids in order.
+func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from, score string, w where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
+	exact, err := s.exactDocs(ctx, x, q.Text)
+	if err != nil {
+		return nil, err
+	}
 	best := &topK{}
 	if q.Count > 0 && q.Start < maxTotal {
 		best.k = min(q.Start+q.Count, maxTotal)
 	}
 	facetCol := "''"
-	if len(facets) > 0 {
-		facetCol = "d.facets"
+	if facets {
+		facetCol = "d.fids"
 	}
-	args := append(append([]any{}, scoreArgs...), w.args...)
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+" FROM "+from+" WHERE "+w.sql()), args...)
+	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+" FROM "+from+" WHERE "+w.sql()), w.args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	total := 0
 	var h ranked
-	// Strings, not sql.RawBytes: the drivers hand text columns over as
-	// strings, which a *string takes as they are and RawBytes copies.
-	var fc string
+	var fc sql.RawBytes
 	for rows.Next() {
 		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc); err != nil {
 			return nil, err
@@ -492,23 +692,12 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 		total++
 		h.exact = len(exact) > 0 && exact[h.id]
 		best.consider(h)
-		for rest := fc; len(rest) > 0; {
-			var pair string
-			pair, rest, _ = strings.Cut(rest, pairSep)
-			counts[pair]++
+		if total <= maxTotal {
+			countFIDs(fc, counts)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	for _, f := range facets {
-		res.Facets[f] = map[string]int{}
-	}
-	for pair, n := range counts {
-		f, v, ok := strings.Cut(pair, facetSep)
-		if byValue := res.Facets[f]; ok && byValue != nil {
-			byValue[v] = n
-		}
 	}
 	res.Total = min(total, maxTotal)
 	sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
@@ -525,8 +714,8 @@ func (s *Search) readHits(ctx context.Context, x querier, ids []int64, tokens []
 		return nil
 	}
 	qs := s.db.q
-	arg, cond := idList(qs, ids, "id")
-	rows, err := x.QueryContext(ctx, qs.rebind("SELECT id, urn, entity, fields FROM search_doc WHERE "+cond), arg)
+	arg, cond := idList(qs, ids, "d.id")
+	rows, err := x.QueryContext(ctx, qs.rebind("SELECT d.id, d.urn, d.entity, b.fields FROM search_doc d JOIN search_body b ON b.id = d.id WHERE "+cond), arg)
 	if err != nil {
 		return err
 	}
@@ -601,10 +790,10 @@ func (s *Search) facets(ctx context.Context, x querier, fields []string, from st
 			var stmt string
 			var path any
 			if qs.pg {
-				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h JOIN search_doc x ON x.id = h.id CROSS JOIN LATERAL jsonb_array_elements_text(x.fields::jsonb -> ?::text) AS j(value) WHERE length(j.value) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
+				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h JOIN search_body x ON x.id = h.id CROSS JOIN LATERAL jsonb_array_elements_text(x.fields::jsonb -> ?::text) AS j(value) WHERE length(j.value) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
 				path = f
 			} else {
-				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h CROSS JOIN search_doc x ON x.id = h.id CROSS JOIN json_each(x.fields, ?) j WHERE length(CAST(j.value AS BLOB)) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
+				stmt = "SELECT j.value, COUNT(DISTINCT h.id) FROM (" + hits + ") h CROSS JOIN search_body x ON x.id = h.id CROSS JOIN json_each(x.fields, ?) j WHERE length(CAST(j.value AS BLOB)) <= " + strconv.Itoa(maxKeywordLen) + " GROUP BY j.value"
 				path = `$."` + strings.ReplaceAll(f, `"`, `\"`) + `"`
 			}
 			if err := add(stmt, append(append([]any{}, w.args...), path), f); err != nil {
@@ -704,26 +893,20 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 		return out, nil
 	}
 	var w where
-	from, cond, score, arg := s.textMatch(tokens, "ac")
+	from, cond, _, arg := s.textMatch(tokens, "ac")
 	w.add(cond, arg)
-	if err := s.docConds(&w, q.EntityTypes, q.Filter, false); err != nil {
+	if err := s.docConds(&w, q.EntityTypes, q.Filter, false, true); err != nil {
 		return nil, err
-	}
-	var rankArgs []any
-	if s.db.q.pg {
-		rankArgs = []any{arg}
 	}
 	type cand struct {
 		urn, fields string
 	}
 	var cands []cand
-	err := s.db.searchSnapshot(ctx, func(x querier) error {
-		args := append(append(append([]any{}, w.args...), rankArgs...), int64(q.Limit*4+20))
-		order := "d.urn"
-		if score != "0" { // (a constant would be read as a column number)
-			order = score + " DESC, d.urn"
-		}
-		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.urn, d.acvals FROM "+from+" WHERE "+w.sql()+" ORDER BY "+order+" LIMIT ?"), args...)
+	err := s.read(ctx, func(x querier) error {
+		args := append(append([]any{}, w.args...), int64(q.Limit*4+20))
+		// Suggestions in URN order, on both engines (every hit of the one
+		// column scores the same); only those read their values.
+		rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT h.urn, b.acvals FROM (SELECT d.id, d.urn FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ?) h JOIN search_body b ON b.id = h.id ORDER BY h.urn"), args...)
 		if err != nil {
 			return err
 		}
@@ -800,7 +983,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	prefix := path + "/"
 	var w where
 	w.add("b.entity = ?", q.EntityType)
-	if err := s.docConds(&w, nil, q.Filter, true); err != nil {
+	if err := s.docConds(&w, nil, q.Filter, true, true); err != nil {
 		return res, err
 	}
 	from := "search_browse b JOIN search_doc d ON d.id = b.doc"
@@ -818,7 +1001,7 @@ func (s *Search) Browse(ctx context.Context, q catalog.BrowseQuery) (catalog.Bro
 	}
 	under := `b.path LIKE ? ESCAPE '\'`
 	underArg := likeEscape(prefix) + "%"
-	err := s.db.searchSnapshot(ctx, func(x querier) error {
+	err := s.read(ctx, func(x querier) error {
 		// Groups.
 		args := append(append(append([]any{}, segArgs...), w.args...), underArg)
 		rows, err := x.QueryContext(ctx, qs.rebind("SELECT "+segment+" AS seg, COUNT(DISTINCT b.doc) FROM "+from+" WHERE "+w.sql()+" AND "+under+" GROUP BY seg ORDER BY seg"), args...)

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -119,92 +121,153 @@ func testOffKeywordValues(t *testing.T, idx catalog.SearchIndex) {
 	}
 }
 
-// TestSearchMigrations opens an index written before the facets column and
-// the autocomplete tables existed: the migrations must fill them from what
-// the index held, so facet counts and suggestions are the same as for
-// documents written afterwards.
+// TestSearchMigrations opens an index written in the first layout (before
+// the facets column, the autocomplete tables, the narrow rows and the
+// bucket-tagged words existed): the migrations must rebuild everything from
+// what the index held, so that searches, facet counts and suggestions are
+// those of the same documents written afterwards, and documents written
+// after the upgrade join them.
 func TestSearchMigrations(t *testing.T) {
 	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
+	fields := []catalog.SearchField{
+		{Name: "name", Type: "TEXT", QueryByDefault: true, Boost: 10, Autocomplete: true},
+		{Name: "description", Type: "TEXT", QueryByDefault: true, Boost: 1},
+		{Name: "tags", Type: "URN", Filter: true},
+		{Name: "platform", Type: "URN", Filter: true},
+	}
+	type old struct {
+		urn, name, description, platform string
+		tags                             []string
+	}
+	docs := []old{
+		{"urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", "alpha orders", "", "urn:li:dataPlatform:hive", []string{"urn:li:tag:x", "urn:li:tag:y"}},
+		{"urn:li:dataset:(urn:li:dataPlatform:kafka,b,PROD)", "beta orders", "", "urn:li:dataPlatform:kafka", []string{"urn:li:tag:x"}},
+		{"urn:li:dataset:(urn:li:dataPlatform:kafka,c,PROD)", "gamma", "orders of the week", "urn:li:dataPlatform:kafka", nil},
+	}
+	later := catalog.Document{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,d,PROD)", EntityType: "dataset", Fields: map[string][]any{
+		"name": {"delta orders"}, "platform": {"urn:li:dataPlatform:hive"}, "tags": {"urn:li:tag:z"}}}
+	queries := []catalog.SearchQuery{
+		{Text: "*", EntityTypes: []string{"dataset"}, Facets: []string{"platform", "tags"}, Count: 10},
+		{Text: "orders", Facets: []string{"platform", "tags"}, Count: 10},
+		{Text: "week", Count: 10},
+		{Text: "alpha ord", Count: 10},
+		{Filter: catalog.Filter{Or: [][]catalog.Criterion{{{Field: "tags", Values: []string{"urn:li:tag:x"}}}}}, Facets: []string{"platform"}, Count: 10},
+	}
+	run := func(t *testing.T, s catalog.SearchIndex) (out []any) {
+		t.Helper()
+		ctx := context.Background()
+		for _, q := range queries {
+			res, err := s.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, res)
+		}
+		sugg, err := s.Autocomplete(ctx, catalog.AutocompleteQuery{Query: "ord", EntityTypes: []string{"dataset"}, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(out, sugg)
+	}
 	for name, open := range dbs {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			db := open(t)
-			fields := []catalog.SearchField{
-				{Name: "name", Type: "TEXT", QueryByDefault: true, Boost: 10, Autocomplete: true},
-				{Name: "tags", Type: "URN", Filter: true},
-				{Name: "platform", Type: "URN", Filter: true},
+			if err := store.MigrateSearchTo(ctx, db, fields, 1); err != nil {
+				t.Fatal(err)
 			}
-			s := openSearch(t, db, fields)
-			if name == "sqlite" {
-				for _, table := range []string{"search_fts", "search_ac"} {
-					var v int
-					if err := db.Bun().QueryRowContext(ctx, "SELECT v FROM "+table+"_config WHERE k = 'automerge'").Scan(&v); err != nil || v != 16 {
-						t.Errorf("%s automerge = %d, %v; want 16", table, v, err)
+			// The documents as the first layout held them.
+			exec := func(stmt string, args ...any) {
+				t.Helper()
+				if _, err := db.Bun().DB.ExecContext(ctx, stmt, args...); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			pg := name == "postgres"
+			// ph writes the placeholders of stmt for the dialect.
+			ph := func(stmt string) string {
+				if !pg {
+					return stmt
+				}
+				parts := strings.Split(stmt, "?")
+				var b strings.Builder
+				for i, p := range parts {
+					b.WriteString(p)
+					if i < len(parts)-1 {
+						fmt.Fprintf(&b, "$%d", i+1)
 					}
 				}
+				return b.String()
 			}
-			docs := []catalog.Document{
-				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"alpha orders"}, "platform": {"urn:li:dataPlatform:hive"}, "tags": {"urn:li:tag:x", "urn:li:tag:y"}}},
-				{URN: "urn:li:dataset:(urn:li:dataPlatform:kafka,b,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"beta orders"}, "platform": {"urn:li:dataPlatform:kafka"}, "tags": {"urn:li:tag:x"}}},
-			}
-			if err := s.Upsert(ctx, docs); err != nil {
-				t.Fatal(err)
-			}
-			query := catalog.SearchQuery{Text: "*", EntityTypes: []string{"dataset"}, Facets: []string{"platform", "tags"}, Count: 10}
-			before, err := s.Search(ctx, query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]map[string]int{
-				"platform": {"urn:li:dataPlatform:hive": 1, "urn:li:dataPlatform:kafka": 1},
-				"tags":     {"urn:li:tag:x": 2, "urn:li:tag:y": 1},
-			}
-			if !reflect.DeepEqual(before.Facets, want) {
-				t.Fatalf("facets = %v, want %v", before.Facets, want)
-			}
-			acQuery := catalog.AutocompleteQuery{Query: "ord", EntityTypes: []string{"dataset"}, Limit: 10}
-			acBefore, err := s.Autocomplete(ctx, acQuery)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(acBefore) != 2 {
-				t.Fatalf("suggestions for %q = %v, want both names", acQuery.Query, acBefore)
-			}
-			// Back to the layout before migration 2.
-			stmts := []string{
-				"ALTER TABLE search_doc DROP COLUMN facets",
-				"ALTER TABLE search_doc DROP COLUMN acvals",
-				"DELETE FROM catalogd_migration WHERE component = 'search' AND version IN (2, 3)",
-			}
-			if name == "sqlite" {
-				stmts = append(stmts, "DROP TABLE search_ac")
-			}
-			for _, stmt := range stmts {
-				if _, err := db.Bun().ExecContext(ctx, stmt); err != nil {
-					t.Fatal(err)
+			for i, d := range docs {
+				id := int64(i + 1)
+				stored := map[string][]string{"name": {d.name}}
+				if d.description != "" {
+					stored["description"] = []string{d.description}
+				}
+				js, _ := json.Marshal(stored)
+				if pg {
+					exec(`INSERT INTO search_doc (id, urn, entity, removed, long, fields, tsv, ac) OVERRIDING SYSTEM VALUE
+VALUES ($1, $2, 'dataset', 0, 0, $3, setweight(to_tsvector('simple', $4), 'A') || setweight(to_tsvector('simple', $5), 'C'), setweight(to_tsvector('simple', $4), 'D'))`,
+						id, d.urn, string(js), strings.ReplaceAll(d.name, "_", " "), d.description)
+				} else {
+					exec(`INSERT INTO search_doc (id, urn, entity, removed, long, fields) VALUES (?, ?, 'dataset', 0, 0, ?)`, id, d.urn, string(js))
+					words := func(s string) string {
+						if s == "" {
+							return ""
+						}
+						return s + " "
+					}
+					exec(`INSERT INTO search_fts (rowid, b0, b2, ac) VALUES (?, ?, ?, ?)`, id, words(d.name), words(d.description), words(d.name))
+				}
+				kw := [][2]string{{"name", d.name}, {"platform", d.platform}}
+				for _, tag := range d.tags {
+					kw = append(kw, [2]string{"tags", tag})
+				}
+				for _, k := range kw {
+					exec(ph(`INSERT INTO search_kw (field, value, doc) VALUES (?, ?, ?)`), k[0], k[1], id)
 				}
 			}
-			s = openSearch(t, db, fields)
-			after, err := s.Search(ctx, query)
-			if err != nil {
+			if pg {
+				exec(`SELECT setval(pg_get_serial_sequence('search_doc', 'id'), 3)`)
+			}
+			s := openSearch(t, db, fields)
+			if err := s.Upsert(ctx, []catalog.Document{later}); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(after.Facets, want) {
-				t.Errorf("facets after migration = %v, want %v", after.Facets, want)
+			got := run(t, s)
+
+			fresh := openSearch(t, open(t), fields)
+			var all []catalog.Document
+			for _, d := range docs {
+				doc := catalog.Document{URN: d.urn, EntityType: "dataset", Fields: map[string][]any{"name": {d.name}, "platform": {d.platform}}}
+				if d.description != "" {
+					doc.Fields["description"] = []any{d.description}
+				}
+				for _, tag := range d.tags {
+					doc.Fields["tags"] = append(doc.Fields["tags"], tag)
+				}
+				all = append(all, doc)
 			}
-			acAfter, err := s.Autocomplete(ctx, acQuery)
-			if err != nil {
+			if err := fresh.Upsert(ctx, append(all, later)); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(acAfter, acBefore) {
-				t.Errorf("suggestions after migration = %v, want %v", acAfter, acBefore)
+			want := run(t, fresh)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("after the migrations:\n%+v\nwant, as written by this version:\n%+v", got, want)
+			}
+			// And what that is: names before descriptions, facets of
+			// every document.
+			orders := want[1].(catalog.SearchResult)
+			if len(orders.Hits) != 4 || orders.Hits[3].URN != docs[2].urn || orders.Facets["tags"]["urn:li:tag:x"] != 2 {
+				t.Errorf("search orders = %+v; want the three names, then the description", orders)
 			}
 		})
 	}
 }
 
 // TestTextTableWithoutAutocompleteWords opens an SQLite index written before
-// migration 3, whose text table also held the autocomplete words in its
+// migration 5, whose text table also held the autocomplete words in its
 // last column. Text searches match every column of that table, so the
 // migration must take those words out: a word only an autocomplete field
 // holds must not find the document, and the other words still must.
@@ -216,12 +279,25 @@ func TestTextTableWithoutAutocompleteWords(t *testing.T) {
 		{Name: "alias", Type: "TEXT", Autocomplete: true},
 		{Name: "description", Type: "TEXT", QueryByDefault: true, Boost: 1},
 	}
-	s := openSearch(t, db, fields)
-	doc := catalog.Document{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", EntityType: "dataset",
-		Fields: map[string][]any{"name": {"alpha orders"}, "alias": {"zanzibar"}, "description": {"daily totals"}}}
-	if err := s.Upsert(ctx, []catalog.Document{doc}); err != nil {
+	if err := store.MigrateSearchTo(ctx, db, fields, 4); err != nil {
 		t.Fatal(err)
 	}
+	urn := "urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)"
+	// The document as written before migration 5: the name's words in the
+	// highest bucket, the description's in the third, and the autocomplete
+	// fields' words both in column ac and in the autocomplete table.
+	for _, stmt := range []string{
+		`INSERT INTO search_doc (id, urn, entity, removed, long, fields, facets, acvals) VALUES (1, '` + urn + `', 'dataset', 0, 0,
+	'{"alias":["zanzibar"],"description":["daily totals"],"name":["alpha orders"]}', '', '{"alias":["zanzibar"],"name":["alpha orders"]}')`,
+		`INSERT INTO search_kw (field, value, doc) VALUES ('name', 'alpha orders', 1)`,
+		`INSERT INTO search_fts (rowid, b0, b2, ac) VALUES (1, 'alpha orders ', 'daily totals ', 'alpha orders zanzibar ')`,
+		`INSERT INTO search_ac (rowid, ac) VALUES (1, 'alpha orders zanzibar ')`,
+	} {
+		if _, err := db.Bun().DB.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openSearch(t, db, fields)
 	search := func(text string) []string {
 		t.Helper()
 		res, err := s.Search(ctx, catalog.SearchQuery{Text: text, Count: 10})
@@ -234,31 +310,12 @@ func TestTextTableWithoutAutocompleteWords(t *testing.T) {
 		}
 		return urns
 	}
-	// The document's words as written before migration 3: the name's
-	// words in the highest bucket, the description's in the third, and
-	// the autocomplete fields' words in column ac.
-	var id int64
-	if err := db.Bun().QueryRowContext(ctx, "SELECT id FROM search_doc WHERE urn = ?", doc.URN).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		"DELETE FROM search_fts WHERE rowid = ?",
-		"INSERT INTO search_fts (rowid, b0, b2, ac) VALUES (?, 'alpha orders ', 'daily totals ', 'alpha orders zanzibar ')",
-	} {
-		if _, err := db.Bun().ExecContext(ctx, stmt, id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Bun().ExecContext(ctx, "DELETE FROM catalogd_migration WHERE component = 'search' AND version = 5"); err != nil {
-		t.Fatal(err)
-	}
-	s = openSearch(t, db, fields)
 	if got := search("zanzibar"); len(got) != 0 {
 		t.Errorf("search for a word only the autocomplete field holds = %v, want nothing", got)
 	}
 	for _, text := range []string{"alpha", "totals", "orders daily"} {
-		if got := search(text); !reflect.DeepEqual(got, []string{doc.URN}) {
-			t.Errorf("search %q after migration = %v, want [%s]", text, got, doc.URN)
+		if got := search(text); !reflect.DeepEqual(got, []string{urn}) {
+			t.Errorf("search %q after migration = %v, want [%s]", text, got, urn)
 		}
 	}
 	if got, err := s.Autocomplete(ctx, catalog.AutocompleteQuery{Query: "zanz", Limit: 10}); err != nil || len(got) != 1 {

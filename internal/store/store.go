@@ -426,6 +426,9 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 		return db.fail(ctx, err, "commit")
 	}
 	ok = true
+	for _, f := range tx.onCommit {
+		f()
+	}
 	return nil
 }
 
@@ -516,6 +519,11 @@ func (db *DB) snapshotOn(ctx context.Context, pool *sql.DB, stmts *stmtCache, f 
 type Tx struct {
 	btx bun.Tx
 	reader
+	// onCommit runs after the transaction committed: what the engine
+	// learnt inside it (new search facet values) becomes shared only then.
+	onCommit []func()
+	// facetIDs are the search facet values this transaction resolved.
+	facetIDs map[string]uint32
 }
 
 var _ catalog.Tx = (*Tx)(nil)

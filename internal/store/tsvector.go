@@ -3,127 +3,134 @@ package store
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// PostgreSQL's limits on a tsvector: positions count up to maxTSPos (later
-// words share it), and a lexeme keeps at most maxTSPositions of them (one
-// more after a concatenation).
-const (
-	maxTSPos       = 1<<14 - 1
-	maxTSPositions = 255
-)
-
-// tsVector builds, from the words of the analyzer, the tsvector that
-// setweight(to_tsvector('simple', text), weight) of each of texts (words
-// joined by spaces) concatenated with || made: positions run on from the
-// highest one of the texts before, within PostgreSQL's limits.
+// tsVector builds, from the analyzer's words (space-separated, one text per
+// boost bucket), the tsvector PostgreSQL indexes: each distinct word once,
+// without positions. With tagged set, a word is stored under the digit of
+// its bucket ("2orders" for "orders" in bucket 2), once per bucket holding
+// it, so that the GIN index alone tells which buckets of a document hold a
+// query word: ranking reads per bucket what the SQLite text table keeps per
+// column, and a tier of candidates ("a word of the query in a name") is one
+// index condition. Without tagged, the words of all texts are merged (the
+// autocomplete words).
 //
-// The documents' words are the analyzer's (search.Tokenizer), as on SQLite;
-// parsing them again in PostgreSQL only split them where they were already
-// split, and cost a third of the server's time in an ingest.
-// TestTSVectorMatchesPostgreSQL checks that both give the same value.
-func tsVector(texts []string, weights []pgtype.TSVectorWeight) pgtype.TSVector {
-	at := map[string]int{}
-	var lex []pgtype.TSVectorLexeme
-	offset := 0 // the highest position so far
-	// The positions of one text's words, without a slice per word: each
-	// word's are a list threaded through one arena. Ingest builds a
-	// tsvector per document on a machine PostgreSQL shares, and a slice
-	// per word was a quarter of its cost.
-	local := map[string]int{} // word → index in words
-	var words []tsWord
-	var arena []tsPos
+// Positions are left out: nothing reads them (ranking counts the buckets a
+// word is in, as on SQLite), and they made every tsvector larger than the
+// row it belonged to. The words are the analyzer's (search.Tokenizer);
+// TestTSVectorMatchesPostgreSQL checks that PostgreSQL reads the same
+// lexemes from array_to_tsvector.
+func tsVector(texts []string, tagged bool) pgtype.TSVector {
+	// The lexemes live in one arena, which must not grow once strings
+	// point into it: a restore builds a hundred thousand tsvectors, and a
+	// string per lexeme was a quarter of the time it took.
+	n, size := 0, 0
+	for _, text := range texts {
+		for i := 0; i < len(text); i++ {
+			if text[i] == ' ' {
+				n++
+			}
+		}
+		size += 2*len(text) + 1 // a tag for each word of at least a byte
+	}
+	arena := make([]byte, 0, size)
+	lex := make([]pgtype.TSVectorLexeme, 0, n)
 	for i, text := range texts {
-		// to_tsvector of this text: positions from 1, the last one shared
-		// by every later word, equal ones once, at most maxTSPositions.
-		clear(local)
-		words, arena = words[:0], arena[:0]
-		pos := 0
+		start := len(lex)
 		for len(text) > 0 {
 			var word string
 			word, text, _ = strings.Cut(text, " ")
 			if word == "" {
 				continue
 			}
-			pos = min(pos+1, maxTSPos)
-			k, seen := local[word]
-			if !seen {
-				k = len(words)
-				local[word] = k
-				words = append(words, tsWord{word: word, first: -1, last: -1})
+			from := len(arena)
+			if tagged {
+				arena = append(arena, byte('0'+i))
 			}
-			w := &words[k]
-			if w.n < maxTSPositions && (w.n == 0 || int(arena[w.last].pos) != maxTSPos && int(arena[w.last].pos) != pos) {
-				arena = append(arena, tsPos{pos: uint16(pos), next: -1})
-				if w.last >= 0 {
-					arena[w.last].next = int32(len(arena) - 1)
-				} else {
-					w.first = int32(len(arena) - 1)
-				}
-				w.last = int32(len(arena) - 1)
-				w.n++
-			}
+			arena = append(arena, word...)
+			lex = append(lex, pgtype.TSVectorLexeme{Word: unsafe.String(&arena[from], len(arena)-from)})
 		}
-		// || shifts them by the highest position of the left operand and
-		// appends them to a lexeme's positions, up to one more than
-		// to_tsvector keeps and until one is the last position.
-		high := offset
-		for _, w := range words {
-			j, ok := at[w.word]
-			if !ok {
-				j = len(lex)
-				at[w.word] = j
-				lex = append(lex, pgtype.TSVectorLexeme{Word: w.word, Positions: make([]pgtype.TSVectorPosition, 0, w.n)})
-			}
-			l := &lex[j]
-			for e := w.first; e >= 0; e = arena[e].next {
-				n := len(l.Positions)
-				if n > maxTSPositions || n > 0 && l.Positions[n-1].Position == maxTSPos {
-					break
-				}
-				q := uint16(min(int(arena[e].pos)+offset, maxTSPos))
-				l.Positions = append(l.Positions, pgtype.TSVectorPosition{Position: q, Weight: weights[i]})
-				high = max(high, int(q))
-			}
+		if tagged {
+			// A text's lexemes share their first byte and sort among
+			// themselves; the texts come in tag order.
+			slices.SortFunc(lex[start:], compareLexemes)
 		}
-		offset = high
 	}
-	// PostgreSQL stores lexemes in byte order, shorter first on a common
-	// prefix, which is Go's string order.
-	slices.SortFunc(lex, func(a, b pgtype.TSVectorLexeme) int { return strings.Compare(a.Word, b.Word) })
+	if !tagged {
+		slices.SortFunc(lex, compareLexemes)
+	}
+	lex = slices.CompactFunc(lex, func(a, b pgtype.TSVectorLexeme) bool { return a.Word == b.Word })
 	return pgtype.TSVector{Lexemes: lex, Valid: true}
 }
 
-// tsWord is a word of one text in tsVector: the number of its positions
-// and the first and last of their entries in the arena.
-type tsWord struct {
-	word        string
-	n           int
-	first, last int32
-}
+// compareLexemes orders lexemes as PostgreSQL stores them: by bytes,
+// shorter first on a common prefix, which is Go's string order.
+func compareLexemes(a, b pgtype.TSVectorLexeme) int { return strings.Compare(a.Word, b.Word) }
 
-// tsPos is one position of a word, and the arena index of its next one.
-type tsPos struct {
-	pos  uint16
-	next int32
+// bucketTag is the prefix of the lexemes of bucket i in a tagged tsvector.
+func bucketTag(i int) string { return string(rune('0' + i)) }
+
+// tsLexeme is a token as a tsquery operand, quoted and escaped; prefix
+// makes it match every lexeme starting with it.
+func tsLexeme(t string, prefix bool) string {
+	// A quoted lexeme is taken as it is; quotes and backslashes in it are
+	// escaped (the analyzer emits neither, but the query text is the
+	// user's), and a token cut to the maximum length may end in part of a
+	// character.
+	t = strings.ReplaceAll(strings.ReplaceAll(strings.ToValidUTF8(t, ""), `\`, `\\`), `'`, `''`)
+	s := "'" + t + "'"
+	if prefix {
+		s += ":*"
+	}
+	return s
 }
 
 // tsQuery is the tsquery matching documents that hold every token, the last
-// as a prefix (to_tsquery's "word:*"), without parsing the tokens again.
-// tokens must not be empty.
-func tsQuery(tokens []string) string {
+// as a prefix (to_tsquery's "word:*"), without parsing the tokens again: in
+// any bucket of a tagged tsvector when buckets > 0, else in an untagged
+// one. tokens must not be empty.
+func tsQuery(tokens []string, buckets int) string {
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {
-		// A quoted lexeme is taken as it is; quotes and backslashes in it
-		// are escaped (the analyzer emits neither, but the query text is
-		// the user's), and a token cut to the maximum length may end in
-		// part of a character.
-		t = strings.ReplaceAll(strings.ReplaceAll(strings.ToValidUTF8(t, ""), `\`, `\\`), `'`, `''`)
-		parts[i] = "'" + t + "'"
+		// Whole words, but for the last, a prefix (see search.QueryTokens).
+		prefix := i == len(tokens)-1
+		if buckets == 0 {
+			parts[i] = tsLexeme(t, prefix)
+			continue
+		}
+		alts := make([]string, buckets)
+		for b := range alts {
+			alts[b] = tsLexeme(bucketTag(b)+t, prefix)
+		}
+		parts[i] = "(" + strings.Join(alts, " | ") + ")"
 	}
-	// Whole words, but for the last, a prefix (see search.QueryTokens).
-	parts[len(parts)-1] += ":*"
 	return strings.Join(parts, " & ")
+}
+
+// tsTier is the tsquery of the documents holding some token in one of the
+// buckets up to and including last: the candidates of a ranking tier.
+func tsTier(tokens []string, last int) string {
+	var alts []string
+	for i, t := range tokens {
+		for b := 0; b <= last; b++ {
+			alts = append(alts, tsLexeme(bucketTag(b)+t, i == len(tokens)-1))
+		}
+	}
+	return "(" + strings.Join(alts, " | ") + ")"
+}
+
+// tsBucketTests lists, token by token and bucket by bucket, the tsquery
+// testing whether a document holds the token in the bucket: what a
+// document's score is summed from (see scoreOf).
+func tsBucketTests(tokens []string, buckets int) []string {
+	out := make([]string, 0, len(tokens)*buckets)
+	for i, t := range tokens {
+		for b := 0; b < buckets; b++ {
+			out = append(out, tsLexeme(bucketTag(b)+t, i == len(tokens)-1))
+		}
+	}
+	return out
 }

@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/jackc/pgx/v5"
+)
+
+// rankCandidates is how many hits of one ranking tier PostgreSQL scores
+// (more when the page ends deeper). Scoring a hit reads its tsvector, some
+// kilobytes stored outside its row.
+const rankCandidates = 128
+
+// rankTiers counts the hits of a text search on PostgreSQL (window) and
+// ranks its page. The index tells whether a document matches but not how
+// well: a hit's score (the weights of the buckets holding each query word,
+// as catalogd_rank sums them on SQLite) needs its tsvector. Instead of
+// scoring every hit it scores the hits that can make the page, tier by
+// tier: tier j holds the hits with a query word in one of the buckets 0 to
+// j, which the index finds through the bucket-tagged words, and a hit
+// outside it scores at most the words' count times the weights of the
+// buckets after j. Once the page's last hit in the tiers so far scores
+// more than that, no other hit can take its place. Exact name matches are
+// scored apart and rank first.
+//
+// A typical query finds its page in tier 1 (a word in a name), a handful
+// of documents that the window pass lists. A tier of more than
+// rankCandidates hits (a word in every name) is cut to the hits with the
+// smallest URNs, the order ties take: the page is then exact when those
+// hits tie, as such broad words make them, and approximate otherwise.
+func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from string, w, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
+	k := min(q.Start+q.Count, maxTotal)
+	limit := max(s.candidates, k)
+	buckets := len(bucketWeight)
+	first := 1 // tier 0 alone rarely settles a page: a hit outside it can score 4 a word from bucket 1
+	ask := windowAsk{facets: facets}
+	if q.Count > 0 {
+		ask.all, ask.tier = limit, tsTier(tokens, first)
+	}
+	got, err := s.window(ctx, x, from, w, ask, counts)
+	if err != nil {
+		return nil, err
+	}
+	res.Total = got.total
+	if q.Count == 0 || q.Start >= got.total {
+		return nil, nil
+	}
+	match := tsQuery(tokens, buckets)
+	tests := append([]string{match}, tsBucketTests(tokens, buckets)...)
+	exact, err := s.exactDocs(ctx, x, q.Text)
+	if err != nil {
+		return nil, err
+	}
+	cands := map[int64]ranked{}
+	// score scores the documents that meet cond among those matching the
+	// tsquery text, in URN order, at most n of them, and reports how many
+	// it read. Its first test is the query itself, for documents found
+	// otherwise (exact matches).
+	score := func(n int, text string, cond string, condArgs ...any) (int, error) {
+		var b strings.Builder
+		b.WriteString("SELECT d.id, d.urn, concat(")
+		for i := range tests {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(s.v @@ ?::tsquery)::int")
+		}
+		// strip() reads the tsvector once for all the tests.
+		b.WriteString(") FROM search_doc d CROSS JOIN LATERAL (SELECT strip(d.tsv) AS v OFFSET 0) s WHERE ")
+		args := []any{pgx.QueryExecModeSimpleProtocol}
+		for _, t := range tests {
+			args = append(args, t)
+		}
+		if text != "" {
+			// One tsquery, not two conditions: the index then reads the
+			// rare words' entries first and skips through the others'.
+			b.WriteString("d.tsv @@ ?::tsquery AND ")
+			args = append(args, text)
+		}
+		b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?")
+		args = append(append(append(args, condArgs...), conds.args...), int64(n))
+		// The simple protocol: the statement's text varies with the
+		// number of words, and is planned for the words at hand.
+		rows, err := x.QueryContext(ctx, s.db.q.rebind(b.String()), args...)
+		if err != nil {
+			return 0, err
+		}
+		defer rows.Close()
+		read := 0
+		for rows.Next() {
+			var h ranked
+			var bits string
+			if err := rows.Scan(&h.id, &h.urn, &bits); err != nil {
+				return 0, err
+			}
+			read++
+			if bits == "" || bits[0] != '1' {
+				continue // not a hit
+			}
+			h.score = s.scoreOf(bits[1:], buckets)
+			h.exact = exact[h.id]
+			cands[h.id] = h
+		}
+		return read, rows.Err()
+	}
+	byID := func(ids []int64) error {
+		if len(ids) == 0 {
+			return nil
+		}
+		_, err := score(len(ids), "", "d.id = ANY(?::bigint[])", ids)
+		return err
+	}
+	ids := make([]int64, 0, len(exact))
+	for id := range exact {
+		ids = append(ids, id)
+	}
+	switch {
+	case got.all != nil:
+		// Few hits: score them all.
+		if err := byID(append(ids, got.all...)); err != nil {
+			return nil, err
+		}
+		s.trace(-1, false)
+		return s.pageOf(cands, q.Start, k), nil
+	case got.complete() && got.tierPresent && len(got.tier) <= limit:
+		// The window listed the first tier's hits.
+		if err := byID(append(ids, got.tier...)); err != nil {
+			return nil, err
+		}
+		if s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(first)) {
+			s.trace(first, false)
+			return s.pageOf(cands, q.Start, k), nil
+		}
+		first++
+	default:
+		if err := byID(ids); err != nil {
+			return nil, err
+		}
+	}
+	for j := first; j < buckets; j++ {
+		if !s.bucketUsed[j] && j < buckets-1 {
+			continue // the same hits as the tier before
+		}
+		read, err := score(limit+1, match+" & "+tsTier(tokens, j), "TRUE")
+		if err != nil {
+			return nil, err
+		}
+		if read > limit || j == buckets-1 || s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(j)) {
+			s.trace(j, read > limit)
+			break
+		}
+	}
+	return s.pageOf(cands, q.Start, k), nil
+}
+
+// trace reports to tests which tier settled a page (-1: every hit was
+// scored) and whether it was cut.
+func (s *Search) trace(tier int, cut bool) {
+	if s.traceTier != nil {
+		s.traceTier(tier, cut)
+	}
+}
+
+// pageOf returns the ids of the candidates from start to k in rank order.
+func (s *Search) pageOf(cands map[int64]ranked, start, k int) []int64 {
+	hits := make([]ranked, 0, len(cands))
+	for _, h := range cands {
+		hits = append(hits, h)
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i].before(hits[j]) })
+	var page []int64
+	for i := start; i < min(k, len(hits)); i++ {
+		page = append(page, hits[i].id)
+	}
+	return page
+}
+
+// scoreOf is the score of a hit from its bucket tests (tsBucketTests), one
+// digit per token and bucket: the sum, token by token, of the weights of
+// the buckets holding it, added in the order catalogd_rank adds them on
+// SQLite, so that both engines compute the same number.
+func (s *Search) scoreOf(bits string, buckets int) float64 {
+	score := 0.0
+	for i := 0; i < len(bits); i++ {
+		if bits[i] == '1' {
+			score += s.weights[i%buckets]
+		}
+	}
+	return score
+}
+
+// weightAfter is the sum of the weights of the buckets after j: what one
+// word can add to the score of a hit outside tier j.
+func (s *Search) weightAfter(j int) float64 {
+	sum := 0.0
+	for _, w := range s.weights[j+1:] {
+		sum += w
+	}
+	return sum
+}
+
+// pageFound reports whether the k best candidates are the k best hits: the
+// k-th is an exact match, or scores more than bound, the most a hit not
+// among the candidates can score (with a margin for rounding: a hit
+// scoring the bound itself could come first on its URN).
+func (s *Search) pageFound(cands map[int64]ranked, k int, bound float64) bool {
+	if len(cands) < k {
+		return false
+	}
+	hits := make([]ranked, 0, len(cands))
+	for _, h := range cands {
+		hits = append(hits, h)
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i].before(hits[j]) })
+	kth := hits[k-1]
+	return kth.exact || kth.score > bound+1e-9
+}
