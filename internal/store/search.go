@@ -709,8 +709,8 @@ func (s *Search) row(d catalog.Document) docRow {
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	if s.db.q.pg {
-		r.tsv = tsVector(r.text[:], true)
-		r.acv = tsVector([]string{r.ac}, false)
+		r.tsv = tsWords(r.text[:])
+		r.acv = tsVector(r.ac)
 	}
 	r.fields = stored.encode()
 	r.acvals = acvals.encode()

@@ -240,9 +240,9 @@ func (s *Search) criterion(c catalog.Criterion, driven bool) (string, []any, err
 func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
 		if column == "ac" {
-			return "search_doc d", "d.ac @@ ?::tsquery", "0", tsQuery(tokens, 0)
+			return "search_doc d", "d.ac @@ ?::tsquery", "0", tsQuery(tokens)
 		}
-		return "search_doc d", "d.tsv @@ ?::tsquery", "0", tsQuery(tokens, len(bucketWeight))
+		return "search_doc d", "d.tsv @@ ?::tsquery", "0", tsQuery(tokens)
 	}
 	// Whole words, but for the last, a prefix (see search.QueryTokens).
 	parts := make([]string, len(tokens))
@@ -442,7 +442,9 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		args = append(args, int64(ask.all))
 	}
 	if ask.tier != "" {
-		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 WHERE h3.id IN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery))")
+		// The tier's documents through the index alone (OFFSET 0 keeps
+		// the planner from testing each hit's tsvector instead).
+		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 JOIN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery OFFSET 0) tt ON tt.id = h3.id)")
 		args = append(args, ask.tier)
 	}
 	var run []byte
