@@ -33,6 +33,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	storeDSN := fs.String("store", "", "store DSN for the server (default: SQLite in a temporary data dir)")
 	workers := fs.Int("workers", 4, "concurrent client connections")
 	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
+	searches := fs.Int("searches", 0, "how many searches and autocompletes of each kind to time after the reads (0: none)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first 30 s of ingest to this file")
 	order := fs.String("order", "connector", "order of the generated datasets: connector (table after table of a schema, schema after schema) or interleaved (consecutive datasets in different platforms and schemas)")
 	cut := fs.String("cut", "entity", "where batches end: entity (after the last aspect of a dataset, once a batch holds 200 aspects) or count (every 200 aspects, across datasets, as DataHub's REST emitter cuts them)")
@@ -167,6 +168,63 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			percentile(lat, 50), percentile(lat, 99), float64(len(lat))/reads.Seconds())
 	}
 	fmt.Fprintf(stdout, "RSS after reads: %s\n", srv.rss())
+	if *searches > 0 {
+		return benchSearches(ctx, client, srv.url, *searches, stdout)
+	}
+	return nil
+}
+
+// benchQueries are the searches the bench times, on the generated
+// catalog: a number in some names and descriptions (the last word is a
+// prefix: 123, 1230-1239, 12300-12399), a word of none, words of every
+// dataset (in the key's name, its description, its column descriptions),
+// three words of which two are in every description, and a prefix typed
+// into a search box.
+var benchQueries = []struct{ name, action, body string }{
+	{"search, one word", "search", `{"input":"123","entity":"dataset","start":0,"count":10}`},
+	{"search, no hits", "search", `{"input":"nosuchword","entity":"dataset","start":0,"count":10}`},
+	{"search, broad: every name", "search", `{"input":"analytics","entity":"dataset","start":0,"count":10}`},
+	{"search, broad: every description", "search", `{"input":"snapshot","entity":"dataset","start":0,"count":10}`},
+	{"search, broad: every name and column", "search", `{"input":"table","entity":"dataset","start":0,"count":10}`},
+	{"search, two words", "search", `{"input":"business entity 42","entity":"dataset","start":0,"count":10}`},
+	{"autocomplete", "autocomplete", `{"query":"table_12","entity":"dataset","limit":10}`},
+}
+
+// benchSearches times n requests of each of benchQueries, one at a time,
+// after a few unmeasured ones, and prints their p50 and p99 with the
+// number of hits (search) or suggestions (autocomplete).
+func benchSearches(ctx context.Context, c *http.Client, url string, n int, stdout io.Writer) error {
+	for _, q := range benchQueries {
+		var lat []time.Duration
+		var found string
+		for i := -min(n, 20); i < n; i++ {
+			t0 := time.Now()
+			body, err := benchPostRead(ctx, c, url+"/entities?action="+q.action, []byte(q.body))
+			if err != nil {
+				return err
+			}
+			if i >= 0 {
+				lat = append(lat, time.Since(t0))
+			}
+			if found == "" {
+				var v struct {
+					Value struct {
+						NumEntities *int     `json:"numEntities"`
+						Suggestions []string `json:"suggestions"`
+					} `json:"value"`
+				}
+				if err := json.Unmarshal(body, &v); err != nil {
+					return fmt.Errorf("%s: %w", q.name, err)
+				}
+				found = fmt.Sprintf("%d suggestions", len(v.Value.Suggestions))
+				if v.Value.NumEntities != nil {
+					found = fmt.Sprintf("%d hits", *v.Value.NumEntities)
+				}
+			}
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		fmt.Fprintf(stdout, "%s (%s), %s: p50 %s p99 %s\n", q.name, found, q.body, percentile(lat, 50), percentile(lat, 99))
+	}
 	return nil
 }
 
@@ -315,20 +373,26 @@ func (s *benchServer) rss() string {
 }
 
 func benchPost(ctx context.Context, c *http.Client, url string, body []byte) error {
+	_, err := benchPostRead(ctx, c, url, body)
+	return err
+}
+
+// benchPostRead is benchPost returning the response body.
+func benchPostRead(ctx context.Context, c *http.Client, url string, body []byte) ([]byte, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
 	req.Header.Set("Authorization", benchAuthorization())
 	resp, err := c.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
+		return nil, fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
 	}
-	return nil
+	return b, nil
 }
 
 func benchGet(ctx context.Context, c *http.Client, url string) error {

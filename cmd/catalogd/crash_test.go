@@ -19,16 +19,11 @@ import (
 	"time"
 )
 
-// TestSearchCrash kills the real binary with SIGKILL during a sustained batch
-// ingest, restarts it on the same data and checks that every batch that was
-// acknowledged with 200 is readable and searchable: the index commits with
-// the aspects or not at all.
-func TestSearchCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+// buildCatalogd builds the binary, with this test's build tags (and so its
+// SQLite driver), and returns its path.
+func buildCatalogd(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "catalogd")
-	// The binary gets this test's build tags, and so its SQLite driver.
 	buildArgs := []string{"build", "-o", bin}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -41,6 +36,18 @@ func TestSearchCrash(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// TestSearchCrash kills the real binary with SIGKILL during a sustained batch
+// ingest, restarts it on the same data and checks that every batch that was
+// acknowledged with 200 is readable and searchable: the index commits with
+// the aspects or not at all.
+func TestSearchCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildCatalogd(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			args := append([]string{"serve", "--auth=false", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, st.args...)

@@ -45,11 +45,19 @@ func likeEscape(s string) string {
 // then tests one by one.
 func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved, driven bool) error {
 	q := s.db.q
+	entity, removed := "d.entity", "d.removed"
+	if driven && q.pg {
+		// Not indexable: without statistics (a table just loaded) the
+		// planner took the entity index for the more selective one and
+		// tested the full-text condition on every document it listed,
+		// reading each one's tsvector.
+		entity, removed = "(d.entity || '')", "(d.removed + 0)"
+	}
 	if len(types) > 0 {
-		w.add(q.inList("d.entity"), q.listArg(types))
+		w.add(q.inList(entity), q.listArg(types))
 	}
 	if alwaysHideRemoved || !search.RemovedFilter(f) {
-		w.add("d.removed = 0")
+		w.add(removed + " = 0")
 	}
 	if len(f.Or) == 0 {
 		return nil
