@@ -34,6 +34,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	storeDSN := fs.String("store", "", "store DSN for the server (default: SQLite in a temporary data dir)")
 	workers := fs.Int("workers", 4, "concurrent client connections")
 	reads := fs.Duration("reads", 10*time.Second, "how long to measure entitiesV2 reads")
+	searches := fs.Int("searches", 0, "how many searches and autocompletes of each kind to time after the reads (0: none)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first 30 s of ingest to this file")
 	order := fs.String("order", "connector", "order of the generated datasets: connector (table after table of a schema, schema after schema) or interleaved (consecutive datasets in different platforms and schemas)")
 	scrollCount := fs.Int("scroll-count", 1000, "page size of the OpenAPI v3 scroll through every dataset after the reads (0: no scroll)")
@@ -176,6 +177,63 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		fmt.Fprintf(stdout, "OpenAPI v3 scroll of every dataset (all aspects, pages of %d): %d datasets, %d aspects in %d pages, %s = %.0f aspects/s, %.1f µs of server CPU an aspect\n",
 			*scrollCount, sr.entities, sr.aspects, sr.pages, sr.elapsed.Round(time.Millisecond), float64(sr.aspects)/sr.elapsed.Seconds(), float64(sr.cpu.Microseconds())/float64(max(sr.aspects, 1)))
+	}
+	if *searches > 0 {
+		return benchSearches(ctx, client, srv.url, *searches, stdout)
+	}
+	return nil
+}
+
+// benchQueries are the searches the bench times, on the generated
+// catalog: a number in some names and descriptions (the last word is a
+// prefix: 123, 1230-1239, 12300-12399), a word of none, words of every
+// dataset (in the key's name, its description, its column descriptions),
+// three words of which two are in every description, and a prefix typed
+// into a search box.
+var benchQueries = []struct{ name, action, body string }{
+	{"search, one word", "search", `{"input":"123","entity":"dataset","start":0,"count":10}`},
+	{"search, no hits", "search", `{"input":"nosuchword","entity":"dataset","start":0,"count":10}`},
+	{"search, broad: every name", "search", `{"input":"analytics","entity":"dataset","start":0,"count":10}`},
+	{"search, broad: every description", "search", `{"input":"snapshot","entity":"dataset","start":0,"count":10}`},
+	{"search, broad: every name and column", "search", `{"input":"table","entity":"dataset","start":0,"count":10}`},
+	{"search, two words", "search", `{"input":"business entity 42","entity":"dataset","start":0,"count":10}`},
+	{"autocomplete", "autocomplete", `{"query":"table_12","entity":"dataset","limit":10}`},
+}
+
+// benchSearches times n requests of each of benchQueries, one at a time,
+// after a few unmeasured ones, and prints their p50 and p99 with the
+// number of hits (search) or suggestions (autocomplete).
+func benchSearches(ctx context.Context, c *http.Client, url string, n int, stdout io.Writer) error {
+	for _, q := range benchQueries {
+		var lat []time.Duration
+		var found string
+		for i := -min(n, 20); i < n; i++ {
+			t0 := time.Now()
+			body, err := benchPostRead(ctx, c, url+"/entities?action="+q.action, []byte(q.body))
+			if err != nil {
+				return err
+			}
+			if i >= 0 {
+				lat = append(lat, time.Since(t0))
+			}
+			if found == "" {
+				var v struct {
+					Value struct {
+						NumEntities *int     `json:"numEntities"`
+						Suggestions []string `json:"suggestions"`
+					} `json:"value"`
+				}
+				if err := json.Unmarshal(body, &v); err != nil {
+					return fmt.Errorf("%s: %w", q.name, err)
+				}
+				found = fmt.Sprintf("%d suggestions", len(v.Value.Suggestions))
+				if v.Value.NumEntities != nil {
+					found = fmt.Sprintf("%d hits", *v.Value.NumEntities)
+				}
+			}
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		fmt.Fprintf(stdout, "%s (%s), %s: p50 %s p99 %s\n", q.name, found, q.body, percentile(lat, 50), percentile(lat, 99))
 	}
 	return nil
 }
@@ -325,20 +383,26 @@ func (s *benchServer) rss() string {
 }
 
 func benchPost(ctx context.Context, c *http.Client, url string, body []byte) error {
+	_, err := benchPostRead(ctx, c, url, body)
+	return err
+}
+
+// benchPostRead is benchPost returning the response body.
+func benchPostRead(ctx context.Context, c *http.Client, url string, body []byte) ([]byte, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
 	req.Header.Set("Authorization", benchAuthorization())
 	resp, err := c.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
+		return nil, fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
 	}
-	return nil
+	return b, nil
 }
 
 func benchGet(ctx context.Context, c *http.Client, url string) error {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"syscall"
 	"testing"
@@ -207,5 +209,37 @@ func TestCutBatches(t *testing.T) {
 		if byCount && splits == 0 {
 			t.Errorf("cut by count: no batch ends inside a dataset")
 		}
+	}
+}
+
+// TestBenchSearches runs catalogd bench on a small catalog with --searches:
+// it must time every kind of search on each store, and report what each
+// found.
+func TestBenchSearches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			args := append([]string{"bench", "--datasets", "400", "--reads", "50ms", "--searches", "2"}, st.args...)
+			out, err := exec.Command(bin, args...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("catalogd bench: %v\n%s", err, out)
+			}
+			for _, want := range []string{
+				`search, one word \(1 hits\), .*: p50 \S+ p99 \S+`,
+				`search, no hits \(0 hits\)`,
+				`search, broad: every name \(400 hits\)`,
+				`search, broad: every description \(400 hits\)`,
+				`search, broad: every name and column \(400 hits\)`,
+				`search, two words \([1-9][0-9]* hits\)`,
+				`autocomplete \(10 suggestions\)`,
+			} {
+				if !regexp.MustCompile(want).Match(out) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }

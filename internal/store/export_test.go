@@ -18,8 +18,12 @@ func MigrateSearchTo(ctx context.Context, db *DB, fields []catalog.SearchField, 
 	return db.Migrate(ctx, "search", ms)
 }
 
-// TSVector exposes tsVector to the tests of package store_test.
-var TSVector = tsVector
+// TSWords and TSVector expose the tsvector builders to the tests of
+// package store_test.
+var (
+	TSWords  = tsWords
+	TSVector = tsVector
+)
 
 // OutboxMigrations exposes the search outbox's migrations, to test upgrades.
 var OutboxMigrations = outboxMigrations

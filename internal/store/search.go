@@ -709,8 +709,8 @@ func (s *Search) row(d catalog.Document) docRow {
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	if s.db.q.pg {
-		r.tsv = tsVector(r.text[:], true)
-		r.acv = tsVector([]string{r.ac}, false)
+		r.tsv = tsWords(r.text[:])
+		r.acv = tsVector(r.ac)
 	}
 	r.fields = stored.encode()
 	r.acvals = acvals.encode()
@@ -990,7 +990,7 @@ func (s *Search) InsertPrepared(ctx context.Context, ctx2 catalog.Tx, docs searc
 	if !ok {
 		return fmt.Errorf("search: documents %T were not prepared by this engine", docs)
 	}
-	if err := s.insertNew(ctx, tx, rows, false); err != nil {
+	if err := s.insertNew(ctx, tx, rows, false, true); err != nil {
 		return tx.db.fail(ctx, err, "write %d search documents", len(rows))
 	}
 	return nil
@@ -1119,7 +1119,7 @@ func (s *Search) write(ctx context.Context, tx *Tx, rows []docRow, gone []string
 	if err := insertBrowse(ctx, tx, brIns); err != nil {
 		return err
 	}
-	return s.insertNew(ctx, tx, fresh, true)
+	return s.insertNew(ctx, tx, fresh, true, false)
 }
 
 // int64List encodes ids for json_each.
@@ -1260,8 +1260,10 @@ func insertFTS(ctx context.Context, tx *Tx, rows []docRow) error {
 }
 
 // insertNew writes documents the index does not hold; resolved says their
-// facet values are numbered already.
-func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow, resolved bool) error {
+// facet values are numbered already, bulk that they fill an emptied index
+// (InsertPrepared): on PostgreSQL their rows then go in through COPY, once
+// no other transaction turns out to have added one of them meanwhile.
+func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow, resolved, bulk bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -1270,9 +1272,11 @@ func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow, resolved 
 			return err
 		}
 	}
-	if err := s.insertDocs(ctx, tx, rows); err != nil {
+	allNew, err := s.insertDocs(ctx, tx, rows, bulk)
+	if err != nil {
 		return err
 	}
+	copyRows := bulk && allNew && tx.db.q.pg
 	type docKW struct {
 		id int64
 		k  *kwRow
@@ -1299,6 +1303,22 @@ func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow, resolved 
 		}
 		return cmp.Compare(a.id, b.id)
 	})
+	if copyRows {
+		// COPY took about half the time of INSERT ... SELECT FROM
+		// unnest(...) for the keyword rows of a full rebuild.
+		kw := make([][]any, len(all))
+		for i, x := range all {
+			kw[i] = []any{x.k.field, x.k.value, x.id, x.k.lvalue, x.k.num}
+		}
+		if err := tx.copyRows(ctx, "search_kw", []string{"field", "value", "doc", "lvalue", "num"}, kw); err != nil {
+			return err
+		}
+		br := make([][]any, 0, len(browse)/3)
+		for i := 0; i < len(browse); i += 3 {
+			br = append(br, browse[i:i+3])
+		}
+		return tx.copyRows(ctx, "search_browse", []string{"entity", "path", "doc"}, br)
+	}
 	kw := make([]any, 0, 5*len(all))
 	for _, x := range all {
 		kw = append(kw, x.k.field, x.k.value, x.id, x.k.lvalue, x.k.num)
@@ -1318,10 +1338,13 @@ func (s *Search) insertNew(ctx context.Context, tx *Tx, rows []docRow, resolved 
 }
 
 // insertDocs writes the search_doc and search_body rows of new documents
-// (and, on PostgreSQL, their tsvectors) and sets the ids of rows.
-func (s *Search) insertDocs(ctx context.Context, tx *Tx, rows []docRow) error {
+// (and, on PostgreSQL, their tsvectors) and sets the ids of rows. It
+// reports whether every document was new, which bulk needs of its rows to
+// write the bodies through COPY (PostgreSQL).
+func (s *Search) insertDocs(ctx context.Context, tx *Tx, rows []docRow, bulk bool) (bool, error) {
 	q := tx.db.q
 	ids := make(map[string]int64, len(rows))
+	allNew := true
 	if q.pg {
 		n := len(rows)
 		urn, ent := make([]string, n), make([]string, n)
@@ -1331,17 +1354,29 @@ func (s *Search) insertDocs(ctx context.Context, tx *Tx, rows []docRow) error {
 		for i, r := range rows {
 			urn[i], ent[i], removed[i], long[i], fids[i], tsv[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fids, r.tsv, r.acv
 		}
-		// A document another transaction added meanwhile is replaced.
+		// A document another transaction added meanwhile is replaced
+		// (xmax is then not 0).
 		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fids, tsv, ac)
 SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[])
 ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fids = EXCLUDED.fids, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
-RETURNING id, urn`
+RETURNING id, urn, xmax = 0`
 		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fids, tsv, ac)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if err := scanIDs(res, ids); err != nil {
-			return err
+		defer res.Close()
+		for res.Next() {
+			var id int64
+			var u string
+			var inserted bool
+			if err := res.Scan(&id, &u, &inserted); err != nil {
+				return false, err
+			}
+			ids[u] = id
+			allNew = allNew && inserted
+		}
+		if err := res.Close(); err != nil {
+			return false, err
 		}
 	} else {
 		flat := make([]any, 0, 5*len(rows))
@@ -1353,19 +1388,28 @@ RETURNING id, urn`
 			m = chunkRows(len(rows)-i, per)
 			res, err := tx.q.QueryContext(ctx, q.insert("INSERT INTO search_doc (urn, entity, removed, long, fids) VALUES ", "(?,?,?,?,?)", " RETURNING id, urn", m), flat[i*5:(i+m)*5]...)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if err := scanIDs(res, ids); err != nil {
-				return err
+				return false, err
 			}
 		}
 	}
-	body := make([]any, 0, 3*len(rows))
 	for i := range rows {
 		rows[i].id = ids[rows[i].urn]
-		body = append(body, rows[i].id, rows[i].fields, rows[i].acvals)
 	}
-	return writeBody(ctx, tx, body)
+	if bulk && allNew && q.pg {
+		body := make([][]any, len(rows))
+		for i, r := range rows {
+			body[i] = []any{r.id, r.fields, r.acvals}
+		}
+		return true, tx.copyRows(ctx, "search_body", []string{"id", "fields", "acvals"}, body)
+	}
+	body := make([]any, 0, 3*len(rows))
+	for _, r := range rows {
+		body = append(body, r.id, r.fields, r.acvals)
+	}
+	return allNew, writeBody(ctx, tx, body)
 }
 
 // updateDocs rewrites the search_doc rows of existing documents, and the

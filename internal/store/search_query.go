@@ -45,11 +45,19 @@ func likeEscape(s string) string {
 // then tests one by one.
 func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved, driven bool) error {
 	q := s.db.q
+	entity, removed := "d.entity", "d.removed"
+	if driven && q.pg {
+		// Not indexable: without statistics (a table just loaded) the
+		// planner took the entity index for the more selective one and
+		// tested the full-text condition on every document it listed,
+		// reading each one's tsvector.
+		entity, removed = "(d.entity || '')", "(d.removed + 0)"
+	}
 	if len(types) > 0 {
-		w.add(q.inList("d.entity"), q.listArg(types))
+		w.add(q.inList(entity), q.listArg(types))
 	}
 	if alwaysHideRemoved || !search.RemovedFilter(f) {
-		w.add("d.removed = 0")
+		w.add(removed + " = 0")
 	}
 	if len(f.Or) == 0 {
 		return nil
@@ -240,9 +248,9 @@ func (s *Search) criterion(c catalog.Criterion, driven bool) (string, []any, err
 func (s *Search) textMatch(tokens []string, column string) (from, cond, score string, arg any) {
 	if s.db.q.pg {
 		if column == "ac" {
-			return "search_doc d", "d.ac @@ ?::tsquery", "0", tsQuery(tokens, 0)
+			return "search_doc d", "d.ac @@ ?::tsquery", "0", tsQuery(tokens)
 		}
-		return "search_doc d", "d.tsv @@ ?::tsquery", "0", tsQuery(tokens, len(bucketWeight))
+		return "search_doc d", "d.tsv @@ ?::tsquery", "0", tsQuery(tokens)
 	}
 	// Whole words, but for the last, a prefix (see search.QueryTokens).
 	parts := make([]string, len(tokens))
@@ -442,7 +450,9 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		args = append(args, int64(ask.all))
 	}
 	if ask.tier != "" {
-		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 WHERE h3.id IN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery))")
+		// The tier's documents through the index alone (OFFSET 0 keeps
+		// the planner from testing each hit's tsvector instead).
+		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 JOIN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery OFFSET 0) tt ON tt.id = h3.id)")
 		args = append(args, ask.tier)
 	}
 	var run []byte

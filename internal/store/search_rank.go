@@ -48,8 +48,8 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	if q.Count == 0 || q.Start >= got.total {
 		return nil, nil
 	}
-	match := tsQuery(tokens, buckets)
-	tests := append([]string{match}, tsBucketTests(tokens, buckets)...)
+	match := tsQuery(tokens)
+	tests := append([]string{match}, tsBucketTests(tokens)...)
 	exact, err := s.exactDocs(ctx, x, q.Text)
 	if err != nil {
 		return nil, err
@@ -68,8 +68,9 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 			}
 			b.WriteString("(s.v @@ ?::tsquery)::int")
 		}
-		// strip() reads the tsvector once for all the tests.
-		b.WriteString(") FROM search_doc d CROSS JOIN LATERAL (SELECT strip(d.tsv) AS v OFFSET 0) s WHERE ")
+		// A copy (|| the empty tsvector) reads the tsvector once for all
+		// the tests, weights kept.
+		b.WriteString(") FROM search_doc d CROSS JOIN LATERAL (SELECT d.tsv || ''::tsvector AS v OFFSET 0) s WHERE ")
 		args := []any{pgx.QueryExecModeSimpleProtocol}
 		for _, t := range tests {
 			args = append(args, t)
@@ -144,7 +145,11 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if !s.bucketUsed[j] && j < buckets-1 {
 			continue // the same hits as the tier before
 		}
-		read, err := score(limit+1, match+" & "+tsTier(tokens, j), "TRUE")
+		text := match // the last tier: every hit
+		if j < len(bucketTags) {
+			text += " & " + tsTier(tokens, j)
+		}
+		read, err := score(limit+1, text, "TRUE")
 		if err != nil {
 			return nil, err
 		}

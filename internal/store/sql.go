@@ -9,7 +9,9 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Bound-parameter limits per statement: SQLite's SQLITE_MAX_VARIABLE_NUMBER
@@ -269,4 +271,24 @@ func deleteKeys(ctx context.Context, tx *Tx, table string, cols []string, flat [
 		}
 	}
 	return nil
+}
+
+// copyRows adds rows to table through COPY (PostgreSQL), in the
+// transaction: a bulk load without a statement per batch to plan and bind.
+// Values are as pgx encodes them for the columns' types.
+func (tx *Tx) copyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if tx.conn == nil {
+		return fmt.Errorf("copy into %s: not a PostgreSQL transaction", table)
+	}
+	return tx.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("copy into %s: driver connection %T", table, dc)
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+		return err
+	})
 }

@@ -393,7 +393,7 @@ func (db *DB) Close() error {
 // error or panics. On SQLite write transactions run one at a time.
 func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 	asked := time.Now()
-	btx, release, err := db.beginWrite(ctx)
+	btx, conn, release, err := db.beginWriteConn(ctx)
 	if err != nil {
 		return err
 	}
@@ -416,7 +416,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
 		}
 		q = ct
 	}
-	tx := &Tx{btx: btx, reader: reader{db: db, q: q}}
+	tx := &Tx{btx: btx, conn: conn, reader: reader{db: db, q: q}}
 	tx.reader.snapshot = func(ctx context.Context, f func(querier) error) error { return f(q) }
 	if err := fn(tx); err != nil {
 		return err
@@ -441,29 +441,42 @@ const writerCacheKB = 8 << 10
 // beginWrite starts a write transaction, first waiting for the writer slot on
 // SQLite. release must be called after the transaction ends.
 func (db *DB) beginWrite(ctx context.Context) (bun.Tx, func(), error) {
+	btx, _, release, err := db.beginWriteConn(ctx)
+	return btx, release, err
+}
+
+// beginWriteConn is beginWrite that also returns, on PostgreSQL, the
+// connection the transaction runs on.
+func (db *DB) beginWriteConn(ctx context.Context) (bun.Tx, *bun.Conn, func(), error) {
 	if db.writeSem == nil {
-		btx, err := db.bun.BeginTx(ctx, nil)
+		// On a connection of its own, which COPY needs (see Tx.copyRows).
+		c, err := db.bun.Conn(ctx)
 		if err != nil {
-			return bun.Tx{}, nil, db.fail(ctx, err, "begin transaction")
+			return bun.Tx{}, nil, nil, db.fail(ctx, err, "begin transaction")
 		}
-		return btx, func() {}, nil
+		btx, err := c.BeginTx(ctx, nil)
+		if err != nil {
+			_ = c.Close()
+			return bun.Tx{}, nil, nil, db.fail(ctx, err, "begin transaction")
+		}
+		return btx, &c, func() { _ = c.Close() }, nil
 	}
 	select {
 	case db.writeSem <- struct{}{}:
 	case <-ctx.Done():
-		return bun.Tx{}, nil, db.fail(ctx, ctx.Err(), "wait for write lock")
+		return bun.Tx{}, nil, nil, db.fail(ctx, ctx.Err(), "wait for write lock")
 	}
 	release := func() { <-db.writeSem }
 	if db.writeConn == nil {
 		c, err := db.bun.Conn(ctx)
 		if err != nil {
 			release()
-			return bun.Tx{}, nil, db.fail(ctx, err, "open write connection")
+			return bun.Tx{}, nil, nil, db.fail(ctx, err, "open write connection")
 		}
 		if _, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size(-%d)", writerCacheKB)); err != nil {
 			_ = c.Close()
 			release()
-			return bun.Tx{}, nil, db.fail(ctx, err, "open write connection")
+			return bun.Tx{}, nil, nil, db.fail(ctx, err, "open write connection")
 		}
 		db.writeConn = &c
 	}
@@ -473,9 +486,9 @@ func (db *DB) beginWrite(ctx context.Context) (bun.Tx, func(), error) {
 		_ = db.writeConn.Close()
 		db.writeConn = nil
 		release()
-		return bun.Tx{}, nil, db.fail(ctx, err, "begin transaction")
+		return bun.Tx{}, nil, nil, db.fail(ctx, err, "begin transaction")
 	}
-	return btx, release, nil
+	return btx, nil, release, nil
 }
 
 // snapshot runs f in a read-only transaction so that reads made of several
@@ -518,6 +531,8 @@ func (db *DB) snapshotOn(ctx context.Context, pool *sql.DB, stmts *stmtCache, f 
 // Tx is the catalog.Tx handed to Update's fn.
 type Tx struct {
 	btx bun.Tx
+	// conn is the connection of a PostgreSQL transaction (nil on SQLite).
+	conn *bun.Conn
 	reader
 	// onCommit runs after the transaction committed: what the engine
 	// learnt inside it (new search facet values) becomes shared only then.
