@@ -95,3 +95,40 @@ func TestResourceCriteria(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupMembershipCriterion checks the GROUP_MEMBERSHIP field: a user
+// resource's groups, joined either way (groupMembership from ingestion,
+// nativeGroupMembership from DataHub's own UI).
+func TestGroupMembershipCriterion(t *testing.T) {
+	svc, ing := setup(t)
+	ctx := context.Background()
+	const (
+		admin   = "urn:li:corpuser:group-admin"
+		bob     = "urn:li:corpuser:bob"
+		carol   = "urn:li:corpuser:carol"
+		dave    = "urn:li:corpuser:dave"
+		finance = "urn:li:corpGroup:finance"
+	)
+	policy := map[string]any{"displayName": "finance profiles", "description": "test", "type": "METADATA", "state": "ACTIVE",
+		"privileges": []string{"EDIT_USER_PROFILE"}, "actors": map[string]any{"users": []string{admin}},
+		"resources": map[string]any{"filter": map[string]any{"criteria": []any{
+			map[string]any{"field": "GROUP_MEMBERSHIP", "condition": "EQUALS", "values": []string{finance}}}}}}
+	if _, err := ing.Ingest(ctx, auth.RootUser, []catalog.Proposal{
+		upsert("corpuser", bob, "groupMembership", map[string]any{"groups": []string{finance}}),
+		upsert("corpuser", carol, "nativeGroupMembership", map[string]any{"nativeGroups": []string{finance}}),
+		upsert("corpuser", dave, "corpUserInfo", map[string]any{"active": true}),
+		upsert("dataHubPolicy", "urn:li:dataHubPolicy:group-criterion", "dataHubPolicyInfo", policy),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	svc.InvalidatePolicies()
+	for _, c := range []struct {
+		urn  string
+		want bool
+	}{{bob, true}, {carol, true}, {dave, false}} {
+		got, err := svc.Allowed(ctx, admin, auth.Resource{Type: "corpuser", URN: c.urn}, "EDIT_USER_PROFILE")
+		if err != nil || got != c.want {
+			t.Errorf("Allowed(%s) = %v, %v; want %v", c.urn, got, err, c.want)
+		}
+	}
+}

@@ -85,12 +85,13 @@ const (
 	fieldContainer = "CONTAINER"
 	fieldOwner     = "OWNER"
 	fieldInstance  = "DATA_PLATFORM_INSTANCE"
+	fieldGroups    = "GROUP_MEMBERSHIP"
 )
 
 var fieldNames = map[string]string{
 	"TYPE": fieldType, fieldType: fieldType, "URN": fieldURN, fieldURN: fieldURN,
 	fieldDomain: fieldDomain, fieldTag: fieldTag, fieldContainer: fieldContainer,
-	fieldOwner: fieldOwner, fieldInstance: fieldInstance,
+	fieldOwner: fieldOwner, fieldInstance: fieldInstance, fieldGroups: fieldGroups,
 }
 
 // criterion is a PolicyMatchCriterion: the resource's values of field
@@ -198,12 +199,15 @@ type resourceAspects struct {
 	Owners    []struct {
 		Owner string `json:"owner"`
 	} `json:"owners"`
-	Instance     string `json:"instance"`
-	ParentDomain string `json:"parentDomain"`
+	Instance     string   `json:"instance"`
+	ParentDomain string   `json:"parentDomain"`
+	Groups       []string `json:"groups"`
+	NativeGroups []string `json:"nativeGroups"`
 }
 
-// load reads the resource's domains, tags, container, owners and platform
-// instance, the fields DataHub's policy engine resolves; values adds the
+// load reads the resource's domains, tags, container, owners, platform
+// instance and (a user's) groups, the fields DataHub's policy engine
+// resolves; values adds the
 // domains and containers above them when a criterion asks.
 func (f *resourceFields) load(ctx context.Context) error {
 	urn := f.r.URN
@@ -212,7 +216,7 @@ func (f *resourceFields) load(ctx context.Context) error {
 		f.loaded, f.walked = map[string][]string{}, map[string]bool{}
 		return nil
 	}
-	m, err := f.s.db.LatestAspects(ctx, []string{urn}, []string{"domains", "globalTags", "container", "ownership", "dataPlatformInstance"})
+	m, err := f.s.db.LatestAspects(ctx, []string{urn}, []string{"domains", "globalTags", "container", "ownership", "dataPlatformInstance", "groupMembership", "nativeGroupMembership"})
 	if err != nil {
 		return fmt.Errorf("read %s for policy criteria: %w", urn, err)
 	}
@@ -235,6 +239,7 @@ func (f *resourceFields) load(ctx context.Context) error {
 		if v.Instance != "" {
 			out[fieldInstance] = append(out[fieldInstance], v.Instance)
 		}
+		out[fieldGroups] = append(append(out[fieldGroups], v.Groups...), v.NativeGroups...)
 	}
 	f.loaded, f.walked = out, map[string]bool{}
 	return nil
@@ -488,6 +493,30 @@ func (s *Service) principalOf(ctx context.Context, snap *policySnapshot, actor s
 			p.roles[r] = true
 		}
 	}
+	// A group's role is its members' too.
+	if len(p.groups) > 0 {
+		groups := make([]string, 0, len(p.groups))
+		for g := range p.groups {
+			groups = append(groups, g)
+		}
+		gm, err := s.db.LatestAspects(ctx, groups, []string{"roleMembership"})
+		if err != nil {
+			return nil, fmt.Errorf("read roles of the groups of %s: %w", actor, err)
+		}
+		for g, as := range gm {
+			for _, a := range as {
+				var v struct {
+					Roles []string `json:"roles"`
+				}
+				if err := json.Unmarshal(a.Value, &v); err != nil {
+					return nil, fmt.Errorf("decode %s of %s: %w", a.Name, g, err)
+				}
+				for _, r := range v.Roles {
+					p.roles[r] = true
+				}
+			}
+		}
+	}
 	snap.mu.Lock()
 	if len(snap.principals) > 10_000 {
 		clear(snap.principals)
@@ -594,6 +623,55 @@ func (s *Service) PlatformPrivileges(ctx context.Context, actor string, privs []
 		out[p] = ok
 	}
 	return out, nil
+}
+
+// bootstrapEntities are the entities DataHub creates at its first start
+// besides policies: the roles Admin, Editor and Reader, which the default
+// policies grant to, and the system ownership types.
+//
+//go:embed bootstrap_entities.json
+var bootstrapEntities []byte
+
+// seedEntities writes each bootstrap entity whose aspect is not stored, so
+// that a store made by an older version gains them too and no later edit is
+// overwritten. Stamped ones get created and lastModified stamps of now.
+func (s *Service) seedEntities(ctx context.Context) error {
+	var defs []struct {
+		EntityType string         `json:"entityType"`
+		URN        string         `json:"urn"`
+		Aspect     string         `json:"aspect"`
+		Stamped    bool           `json:"stamped"`
+		Value      map[string]any `json:"value"`
+	}
+	if err := json.Unmarshal(bootstrapEntities, &defs); err != nil {
+		return fmt.Errorf("decode bootstrap entities: %w", err)
+	}
+	urns := make([]string, len(defs))
+	for i, d := range defs {
+		urns[i] = d.URN
+	}
+	have, err := s.db.LatestAspects(ctx, urns, []string{"dataHubRoleInfo", "ownershipTypeInfo"})
+	if err != nil {
+		return fmt.Errorf("look for bootstrap entities: %w", err)
+	}
+	var props []catalog.Proposal
+	for _, d := range defs {
+		if len(have[d.URN]) > 0 {
+			continue
+		}
+		if d.Stamped {
+			st := map[string]any{"time": s.now().UnixMilli(), "actor": catalog.SystemActor}
+			d.Value["created"], d.Value["lastModified"] = st, st
+		}
+		props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
+	}
+	if len(props) == 0 {
+		return nil
+	}
+	if _, err := s.ingest.Ingest(preauthorized(ctx), catalog.SystemActor, props); err != nil {
+		return fmt.Errorf("write bootstrap entities: %w", err)
+	}
+	return nil
 }
 
 // seedPolicies writes DataHub's default policies when no policy exists.

@@ -208,12 +208,18 @@ func nilIfEmpty(s *string) *string {
 	return s
 }
 
-// CreateDomain creates a domain, under a parent domain if given.
+// CreateDomain creates a domain, under a parent domain if given; the name
+// must be unique among the domains under the same parent, as in DataHub.
 func (r *mutationResolver) CreateDomain(ctx context.Context, in model.CreateDomainInput) (*string, error) {
 	if deref(in.ParentDomain) != "" {
 		if err := r.mustExist(ctx, *in.ParentDomain, "domain"); err != nil {
 			return nil, err
 		}
+	}
+	if taken, err := r.nameTaken(ctx, deref(in.ParentDomain), in.Name, ""); err != nil {
+		return nil, err
+	} else if taken {
+		return nil, catalog.Errorf(catalog.Conflict, "\"%s\" already exists in this domain. Please pick a unique name.", in.Name)
 	}
 	return r.create(ctx, "domain", "Domain", in.ID, func(urn string, p *proposals) {
 		st := stamp(ctx)
@@ -227,6 +233,9 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, in model.CreateGroup
 	return r.create(ctx, "corpGroup", "Group", in.ID, func(urn string, p *proposals) {
 		st := stamp(ctx)
 		p.add(urn, "corpGroupInfo", models.CorpGroupInfo{DisplayName: ptr(in.Name), Description: in.Description, Admins: []string{}, Members: []string{}, Groups: []string{}, Created: &st})
+		// Made here, so native: its members are added through
+		// nativeGroupMembership.
+		p.add(urn, "origin", map[string]any{"type": "NATIVE"})
 	})
 }
 
@@ -571,36 +580,104 @@ func (r *mutationResolver) RemoveOwner(ctx context.Context, in model.RemoveOwner
 
 // --- groups ---
 
-// AddGroupMembers adds users to a group through their groupMembership.
+// AddGroupMembers adds users to a group through their nativeGroupMembership,
+// the membership DataHub's app and terraform provider read. As in DataHub,
+// a group ingested from an external provider (origin EXTERNAL) is refused,
+// and a group of no recorded origin becomes native first: its members by
+// groupMembership move to nativeGroupMembership.
 func (r *mutationResolver) AddGroupMembers(ctx context.Context, in model.AddGroupMembersInput) (*bool, error) {
-	return r.changeMembers(ctx, in.GroupUrn, in.UserUrns, true)
+	group := in.GroupUrn
+	if _, err := catalog.ParseURN(group); err != nil {
+		return nil, err
+	}
+	ok := urnType(group) == "corpGroup"
+	if ok {
+		var err error
+		if ok, err = r.loaderOf(ctx).exists(ctx, group); err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		return nil, catalog.Errorf(catalog.NotFound, "Failed to add members to group %s. Group does not exist.", group)
+	}
+	for _, u := range in.UserUrns {
+		if urnType(u) != "corpuser" {
+			return nil, invalidf("%s is not a corpuser URN", u)
+		}
+		if err := r.mustExist(ctx, u, "corpuser"); err != nil {
+			return nil, invalidf("Failed to add member to group. User %s does not exist.", u)
+		}
+	}
+	origin, err := r.loaderOf(ctx).stored(ctx, group, "origin")
+	if err != nil {
+		return nil, err
+	}
+	var props []catalog.Proposal
+	users := in.UserUrns
+	if origin == nil {
+		migrated, err := r.referencing(ctx, group, "IsMemberOfGroup", "groupMembership")
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range migrated {
+			props = append(props, edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
+				if !slices.Contains(m.Groups, group) {
+					return false
+				}
+				m.Groups = without(m.Groups, group)
+				return true
+			}))
+			if !slices.Contains(users, u) {
+				users = append(users, u)
+			}
+		}
+		var p proposals
+		p.add(group, "origin", map[string]any{"type": "NATIVE"})
+		if p.err != nil {
+			return nil, p.err
+		}
+		props = append(props, p.list...)
+	} else {
+		var o struct {
+			Type string `json:"type"`
+		}
+		if err := jsonUnmarshal(origin.Value, &o); err != nil {
+			return nil, err
+		}
+		if o.Type == "EXTERNAL" {
+			return nil, invalidf("Group %s was ingested from an external provider and cannot have members manually added to it", group)
+		}
+	}
+	for _, u := range users {
+		props = append(props, edited(u, "nativeGroupMembership", func(n *models.NativeGroupMembership, _ bool) bool {
+			if slices.Contains(n.NativeGroups, group) {
+				return false
+			}
+			n.NativeGroups = append(n.NativeGroups, group)
+			return true
+		}))
+	}
+	if err := r.write(ctx, props...); err != nil {
+		return nil, err
+	}
+	if r.auth != nil {
+		r.auth.InvalidatePolicies()
+	}
+	return yes, nil
 }
 
-// RemoveGroupMembers removes users from a group.
+// RemoveGroupMembers removes users from a group, whichever way they joined
+// it.
 func (r *mutationResolver) RemoveGroupMembers(ctx context.Context, in model.RemoveGroupMembersInput) (*bool, error) {
-	return r.changeMembers(ctx, in.GroupUrn, in.UserUrns, false)
-}
-
-func (r *Resolver) changeMembers(ctx context.Context, group string, users []string, add bool) (*bool, error) {
+	group := in.GroupUrn
 	if err := r.mustExist(ctx, group, "corpGroup"); err != nil {
 		return nil, err
 	}
 	var props []catalog.Proposal
-	for _, u := range users {
+	for _, u := range in.UserUrns {
 		if urnType(u) != "corpuser" {
 			return nil, invalidf("%s is not a corpuser URN", u)
 		}
-		if add {
-			props = append(props, edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
-				if slices.Contains(m.Groups, group) {
-					return false
-				}
-				m.Groups = append(m.Groups, group)
-				return true
-			}))
-			continue
-		}
-		// Removal also covers groups joined natively (DataHub's own UI).
 		props = append(props,
 			edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
 				if !slices.Contains(m.Groups, group) {
@@ -619,6 +696,9 @@ func (r *Resolver) changeMembers(ctx context.Context, group string, users []stri
 	}
 	if err := r.write(ctx, props...); err != nil {
 		return nil, err
+	}
+	if r.auth != nil {
+		r.auth.InvalidatePolicies()
 	}
 	return yes, nil
 }
