@@ -2,13 +2,85 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/catalogd/catalogd/internal/contract"
 )
 
 // The governance end-to-end tests: domains, glossary, ownership types, roles
-// and policies, users and groups, through GraphQL as DataHub's web app and
-// terraform provider send it, and the validation errors in the words of
-// DataHub's GraphQL engine that clients recognise.
+// and policies, users and groups, through GraphQL as DataHub's web app sends
+// it (its own operation documents) and as the terraform provider does, and
+// the validation errors in the words of DataHub's GraphQL engine that
+// clients recognise.
+
+// uiOps are the web app's GraphQL operations by name.
+type uiOps map[string]contract.UIOperation
+
+func loadUIOps(t *testing.T) uiOps {
+	t.Helper()
+	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
+	if err != nil {
+		t.Fatalf("DataHub's web UI documents: %v", err)
+	}
+	out := uiOps{}
+	for _, op := range ops {
+		out[op.Name] = op
+	}
+	return out
+}
+
+// text is the document of the operation name with the fragments it uses.
+func (o uiOps) text(t testing.TB, name string) string {
+	t.Helper()
+	op, ok := o[name]
+	if !ok {
+		t.Fatalf("the web app has no operation %s", name)
+	}
+	return op.Text()
+}
+
+// govData runs a GraphQL operation that must succeed as the token's user
+// and returns its data decoded.
+func (s *authServer) govData(t testing.TB, token, query string, vars map[string]any) map[string]any {
+	t.Helper()
+	r := s.gql(t, token, query, vars)
+	if len(r.Errors) > 0 {
+		t.Fatalf("graphql errors: %+v\nquery: %.200s", r.Errors, query)
+	}
+	out := map[string]any{}
+	for k, v := range r.Data {
+		var x any
+		if err := json.Unmarshal(v, &x); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = x
+	}
+	return out
+}
+
+// govError runs an operation that must fail and returns its one error's
+// message and type.
+func (s *authServer) govError(t testing.TB, token, query string, vars map[string]any) (string, string) {
+	t.Helper()
+	r := s.gql(t, token, query, vars)
+	if len(r.Errors) != 1 {
+		t.Fatalf("errors = %+v, want one\nquery: %.200s", r.Errors, query)
+	}
+	typ, _ := r.Errors[0].Extensions["type"].(string)
+	return r.Errors[0].Message, typ
+}
+
+// wantError checks that an operation fails with an error of type typ whose
+// message contains msg.
+func (s *authServer) wantError(t testing.TB, token, query string, vars map[string]any, typ, msg string) {
+	t.Helper()
+	m, ty := s.govError(t, token, query, vars)
+	if ty != typ || !strings.Contains(m, msg) {
+		t.Errorf("error = %s %q, want %s containing %q", ty, m, typ, msg)
+	}
+}
 
 func TestGraphQLValidationWording(t *testing.T) {
 	srv := startServer(t)
@@ -53,7 +125,120 @@ func TestGraphQLValidationWording(t *testing.T) {
 	}
 	// Other validation errors keep their words.
 	e := srv.gqlError(t, `{ dataset(urn: 5) { urn } }`, nil)
-	if m, _ := e["message"].(string); m == "" || m[:16] == "Validation error" {
+	if m, _ := e["message"].(string); m == "" || strings.HasPrefix(m, "Validation error") {
 		t.Errorf("argument type error = %v", e)
+	}
+}
+
+// TestGovernanceDomains builds a domain tree as the web app does, moves and
+// deletes domains, and checks DataHub's refusals: a name twice under one
+// parent, a move under a subdomain or a missing domain, a delete of a
+// domain with subdomains, and a user without Manage Domains.
+func TestGovernanceDomains(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			create := func(id, name, parent string) {
+				t.Helper()
+				in := map[string]any{"id": id, "name": name, "description": name + " things"}
+				if parent != "" {
+					in["parentDomain"] = parent
+				}
+				d := s.govData(t, s.admin, ops.text(t, "createDomain"), map[string]any{"input": in})
+				if d["createDomain"] != "urn:li:domain:"+id {
+					t.Fatalf("createDomain = %v", d)
+				}
+			}
+			const finance, payments, cards, hr = "urn:li:domain:finance", "urn:li:domain:payments", "urn:li:domain:cards", "urn:li:domain:hr"
+			create("finance", "Finance", "")
+			create("payments", "Payments", finance)
+			create("cards", "Cards", payments)
+			create("hr", "HR", "")
+			parents := func(urn string) string {
+				t.Helper()
+				d := s.govData(t, s.admin, ops.text(t, "getDomain"), map[string]any{"urn": urn})
+				got, _ := pick(d, []string{"domain", "parentDomains", "domains", "*", "urn"})
+				n, _ := pick(d, []string{"domain", "parentDomains", "count"})
+				return asJSON(got) + " " + asJSON(n)
+			}
+			if got, want := parents(cards), `["urn:li:domain:payments","urn:li:domain:finance"] 2`; got != want {
+				t.Errorf("parents of cards = %s, want %s", got, want)
+			}
+			children := func(urn string) float64 {
+				t.Helper()
+				d := s.govData(t, s.admin, ops.text(t, "getDomainChildrenCount"), map[string]any{"urn": urn})
+				n, _ := pick(d, []string{"domain", "children", "total"})
+				f, _ := n.(float64)
+				return f
+			}
+			if n := children(finance); n != 1 {
+				t.Errorf("children of finance = %v, want 1", n)
+			}
+
+			// A name is unique under its parent, without regard to case.
+			s.wantError(t, s.admin, ops.text(t, "createDomain"), map[string]any{"input": map[string]any{"name": "payments", "parentDomain": finance}},
+				"CONFLICT", `"payments" already exists in this domain. Please pick a unique name.`)
+
+			move := ops.text(t, "moveDomain")
+			s.wantError(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": finance, "parentDomain": cards}},
+				"BAD_REQUEST", "under itself or one of its subdomains")
+			s.wantError(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": finance, "parentDomain": "urn:li:domain:nope"}},
+				"BAD_REQUEST", "Parent entity does not exist.")
+			s.wantError(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": finance, "parentDomain": "urn:li:tag:x"}},
+				"BAD_REQUEST", "Parent entity is not a domain.")
+			s.wantError(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": "urn:li:tag:x"}},
+				"BAD_REQUEST", "Resource is not a domain.")
+			s.wantError(t, reader, move, map[string]any{"input": map[string]any{"resourceUrn": cards}}, "UNAUTHORIZED", "Unauthorized")
+
+			// Cards moves under HR, then to the top level.
+			if d := s.govData(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": cards, "parentDomain": hr}}); d["moveDomain"] != true {
+				t.Fatalf("moveDomain = %v", d)
+			}
+			if got, want := parents(cards), `["urn:li:domain:hr"] 1`; got != want {
+				t.Errorf("parents of cards after the move = %s, want %s", got, want)
+			}
+			if n := children(payments); n != 0 {
+				t.Errorf("children of payments after the move = %v, want 0", n)
+			}
+			s.govData(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": cards}})
+			if got, want := parents(cards), `[] 0`; got != want {
+				t.Errorf("parents of cards at the top = %s, want %s", got, want)
+			}
+			// A top-level HR may not be joined by a second one.
+			create("people", "People", finance)
+			s.govData(t, s.admin, ops.text(t, "updateName"), map[string]any{"input": map[string]any{"urn": "urn:li:domain:people", "name": "Hr"}})
+			s.wantError(t, s.admin, move, map[string]any{"input": map[string]any{"resourceUrn": "urn:li:domain:people"}},
+				"CONFLICT", `"Hr" already exists in the destination domain. Please pick a unique name.`)
+
+			// A domain with subdomains stays; a leaf goes, and the entities
+			// in it leave it.
+			del := ops.text(t, "deleteDomain")
+			s.wantError(t, s.admin, del, map[string]any{"urn": finance}, "BAD_REQUEST", "Cannot delete domain urn:li:domain:finance which has child domains")
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.orders,PROD)"
+			s.ingestAsAdmin(t, mcp("dataset", ds, "domains", map[string]any{"domains": []string{payments}}))
+			d := s.govData(t, s.admin, ops.text(t, "getDomain"), map[string]any{"urn": payments})
+			if n, _ := pick(d, []string{"domain", "entities", "total"}); n != float64(1) {
+				t.Errorf("entities of payments = %v, want 1", n)
+			}
+			s.wantError(t, reader, del, map[string]any{"urn": payments}, "UNAUTHORIZED", "Unauthorized")
+			if d := s.govData(t, s.admin, del, map[string]any{"urn": payments}); d["deleteDomain"] != true {
+				t.Fatalf("deleteDomain = %v", d)
+			}
+			d = s.govData(t, s.admin, `query($u: String!) { dataset(urn: $u) { domain { domain { urn } } } }`, map[string]any{"u": ds})
+			if got := asJSON(d); got != `{"dataset":{"domain":null}}` {
+				t.Errorf("dataset after its domain was deleted = %s", got)
+			}
+			d = s.govData(t, s.admin, ops.text(t, "listDomains"), map[string]any{"input": map[string]any{"start": 0, "count": 20}})
+			urns, _ := pick(d, []string{"listDomains", "domains", "*", "urn"})
+			if got := asJSON(urns); strings.Contains(got, payments) || !strings.Contains(got, finance) || !strings.Contains(got, cards) {
+				t.Errorf("domains after the delete = %s", got)
+			}
+			// Finance now has one subdomain left (people); once it is gone,
+			// finance can go too.
+			s.govData(t, s.admin, del, map[string]any{"urn": "urn:li:domain:people"})
+			s.govData(t, s.admin, del, map[string]any{"urn": finance})
+		})
 	}
 }

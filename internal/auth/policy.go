@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +54,11 @@ type Resource struct {
 
 // policy is a dataHubPolicyInfo prepared for evaluation.
 type policy struct {
-	urn        string
-	platform   bool
+	urn      string
+	platform bool
+	// unscoped says a metadata policy names no resources at all, so that
+	// it grants even where no resource is given.
+	unscoped   bool
 	privileges map[string]bool
 	users      map[string]bool
 	groups     map[string]bool
@@ -331,6 +335,7 @@ func compile(urn string, raw []byte) (*policy, error) {
 		allUsers: in.Actors.AllUsers, allGroups: in.Actors.AllGroups, owners: in.Actors.ResourceOwners,
 	}
 	r := in.Resources
+	p.unscoped = r == nil
 	switch {
 	case p.platform || r == nil:
 		p.res.all = true
@@ -598,6 +603,66 @@ func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs .
 		}
 	}
 	return false, nil
+}
+
+// GrantedPrivileges lists, sorted, every privilege the active policies give
+// actor on r, or with r nil on no resource in particular: then, as in
+// DataHub's policy engine, only platform policies and metadata policies
+// that name no resources count.
+func (s *Service) GrantedPrivileges(ctx context.Context, actor string, r *Resource) ([]string, error) {
+	snap, err := s.policies.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := s.principalOf(ctx, snap, actor)
+	if err != nil {
+		return nil, err
+	}
+	var res Resource
+	if r != nil {
+		res = *r
+	}
+	fields := &resourceFields{s: s, r: res}
+	granted := map[string]bool{}
+	var owners []string
+	ownersRead := false
+	for _, p := range snap.all {
+		applies := p.appliesTo(actor, pr)
+		if !applies && !(p.owners && res.URN != "") {
+			continue
+		}
+		if !p.platform {
+			if r == nil {
+				if !p.unscoped {
+					continue
+				}
+			} else if ok, err := p.res.matches(ctx, res, fields); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
+		}
+		if !applies {
+			if !ownersRead {
+				if owners, err = fields.values(ctx, fieldOwner); err != nil {
+					return nil, err
+				}
+				ownersRead = true
+			}
+			if !slices.ContainsFunc(owners, func(o string) bool { return o == actor || pr.groups[o] }) {
+				continue
+			}
+		}
+		for priv := range p.privileges {
+			granted[priv] = true
+		}
+	}
+	out := make([]string, 0, len(granted))
+	for priv := range granted {
+		out = append(out, priv)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Require is Allowed that fails with Forbidden, naming what was refused.
