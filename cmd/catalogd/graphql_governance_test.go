@@ -242,3 +242,122 @@ func TestGovernanceDomains(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernanceGlossary builds a glossary as the web app does, relates
+// terms (Is A, Has A), moves a term between nodes and deletes a node and a
+// term, checking what refers to them follows.
+func TestGovernanceGlossary(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			node := func(id, name, parent string) string {
+				t.Helper()
+				in := map[string]any{"id": id, "name": name}
+				if parent != "" {
+					in["parentNode"] = parent
+				}
+				d := s.govData(t, s.admin, ops.text(t, "createGlossaryNode"), map[string]any{"input": in})
+				return d["createGlossaryNode"].(string)
+			}
+			term := func(id, name, parent string) string {
+				t.Helper()
+				in := map[string]any{"id": id, "name": name, "description": name + " means"}
+				if parent != "" {
+					in["parentNode"] = parent
+				}
+				d := s.govData(t, s.admin, ops.text(t, "createGlossaryTerm"), map[string]any{"input": in})
+				return d["createGlossaryTerm"].(string)
+			}
+			finance := node("finance", "Finance", "")
+			banking := node("banking", "Banking", finance)
+			account := term("account", "Account", banking)
+			savings := term("savings", "Savings", banking)
+			balance := term("balance", "Balance", "")
+			pii := term("pii", "PII", "")
+
+			relate := ops.text(t, "addRelatedTerms")
+			for _, c := range []struct {
+				typ   string
+				terms []string
+			}{{"isA", []string{account}}, {"hasA", []string{balance, pii}}, {"hasA", []string{balance}}} {
+				if d := s.govData(t, s.admin, relate, map[string]any{"input": map[string]any{"urn": savings, "termUrns": c.terms, "relationshipType": c.typ}}); d["addRelatedTerms"] != true {
+					t.Fatalf("addRelatedTerms = %v", d)
+				}
+			}
+			related := func(urn string) string {
+				t.Helper()
+				d := s.govData(t, s.admin, ops.text(t, "getGlossaryTerm"), map[string]any{"urn": urn, "start": 0, "count": 10})
+				isA, _ := pick(d, []string{"glossaryTerm", "isRelatedTerms", "relationships", "*", "entity", "urn"})
+				hasA, _ := pick(d, []string{"glossaryTerm", "hasRelatedTerms", "relationships", "*", "entity", "urn"})
+				children, _ := pick(d, []string{"glossaryTerm", "isAChildren", "relationships", "*", "entity", "urn"})
+				return "isA " + asJSON(isA) + " hasA " + asJSON(hasA) + " isA children " + asJSON(children)
+			}
+			// Added twice, balance is there once.
+			if got, want := related(savings), `isA ["urn:li:glossaryTerm:account"] hasA ["urn:li:glossaryTerm:balance","urn:li:glossaryTerm:pii"] isA children []`; got != want {
+				t.Errorf("related terms of savings = %s\nwant %s", got, want)
+			}
+			if got, want := related(account), `isA [] hasA [] isA children ["urn:li:glossaryTerm:savings"]`; got != want {
+				t.Errorf("related terms of account = %s\nwant %s", got, want)
+			}
+			for _, c := range []struct {
+				name string
+				in   map[string]any
+				typ  string
+				msg  string
+			}{
+				{"itself", map[string]any{"urn": savings, "termUrns": []string{savings}, "relationshipType": "isA"}, "BAD_REQUEST", "Tried to create related term with itself."},
+				{"a node", map[string]any{"urn": savings, "termUrns": []string{banking}, "relationshipType": "isA"}, "BAD_REQUEST", "urn:li:glossaryNode:banking is not a glossaryTerm."},
+				{"a missing term", map[string]any{"urn": savings, "termUrns": []string{"urn:li:glossaryTerm:nope"}, "relationshipType": "hasA"}, "BAD_REQUEST", "urn:li:glossaryTerm:nope does not exist."},
+				{"from a node", map[string]any{"urn": banking, "termUrns": []string{savings}, "relationshipType": "isA"}, "BAD_REQUEST", "either does not exist or is not a glossaryTerm."},
+			} {
+				s.wantError(t, s.admin, relate, map[string]any{"input": c.in}, c.typ, c.msg)
+			}
+			s.wantError(t, reader, relate, map[string]any{"input": map[string]any{"urn": savings, "termUrns": []string{balance}, "relationshipType": "isA"}}, "UNAUTHORIZED", "Unauthorized")
+			unrelate := ops.text(t, "removeRelatedTerms")
+			s.wantError(t, s.admin, unrelate, map[string]any{"input": map[string]any{"urn": balance, "termUrns": []string{pii}, "relationshipType": "hasA"}},
+				"BAD_REQUEST", "Related Terms for this Urn do not exist: urn:li:glossaryTerm:balance")
+			s.govData(t, s.admin, unrelate, map[string]any{"input": map[string]any{"urn": savings, "termUrns": []string{pii}, "relationshipType": "hasA"}})
+			if got, want := related(savings), `isA ["urn:li:glossaryTerm:account"] hasA ["urn:li:glossaryTerm:balance"] isA children []`; got != want {
+				t.Errorf("related terms of savings after the removal = %s\nwant %s", got, want)
+			}
+
+			roots := func() string {
+				t.Helper()
+				nodes, _ := pick(s.govData(t, s.admin, ops.text(t, "getRootGlossaryNodes"), nil), []string{"getRootGlossaryNodes", "nodes", "*", "urn"})
+				terms, _ := pick(s.govData(t, s.admin, ops.text(t, "getRootGlossaryTerms"), nil), []string{"getRootGlossaryTerms", "terms", "*", "urn"})
+				return "nodes " + asJSON(nodes) + " terms " + asJSON(terms)
+			}
+			if got, want := roots(), `nodes ["urn:li:glossaryNode:finance"] terms ["urn:li:glossaryTerm:balance","urn:li:glossaryTerm:pii"]`; got != want {
+				t.Errorf("roots = %s\nwant %s", got, want)
+			}
+			// PII moves into Finance.
+			s.govData(t, s.admin, ops.text(t, "updateParentNode"), map[string]any{"input": map[string]any{"resourceUrn": pii, "parentNode": finance}})
+			if got, want := roots(), `nodes ["urn:li:glossaryNode:finance"] terms ["urn:li:glossaryTerm:balance"]`; got != want {
+				t.Errorf("roots after the move = %s\nwant %s", got, want)
+			}
+
+			// A dataset labelled with balance loses the label when balance
+			// goes, and savings its relation to it.
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.accounts,PROD)"
+			s.ingestAsAdmin(t, mcp("dataset", ds, "glossaryTerms", map[string]any{"terms": []any{map[string]any{"urn": balance}, map[string]any{"urn": pii}},
+				"auditStamp": map[string]any{"time": 1, "actor": "urn:li:corpuser:datahub"}}))
+			del := ops.text(t, "deleteGlossaryEntity")
+			s.wantError(t, reader, del, map[string]any{"urn": balance}, "UNAUTHORIZED", "Unauthorized")
+			s.govData(t, s.admin, del, map[string]any{"urn": balance})
+			d := s.govData(t, s.admin, `query($u: String!) { dataset(urn: $u) { glossaryTerms { terms { term { urn } } } } }`, map[string]any{"u": ds})
+			if got, _ := pick(d, []string{"dataset", "glossaryTerms", "terms", "*", "term", "urn"}); asJSON(got) != `["urn:li:glossaryTerm:pii"]` {
+				t.Errorf("terms of the dataset after balance was deleted = %s", asJSON(got))
+			}
+			if got, want := related(savings), `isA ["urn:li:glossaryTerm:account"] hasA [] isA children []`; got != want {
+				t.Errorf("related terms of savings after balance was deleted = %s\nwant %s", got, want)
+			}
+			// Deleting Banking brings its terms to the top.
+			s.govData(t, s.admin, del, map[string]any{"urn": banking})
+			if got, want := roots(), `nodes ["urn:li:glossaryNode:finance"] terms ["urn:li:glossaryTerm:account","urn:li:glossaryTerm:savings"]`; got != want {
+				t.Errorf("roots after banking was deleted = %s\nwant %s", got, want)
+			}
+		})
+	}
+}
