@@ -361,3 +361,102 @@ func TestGovernanceGlossary(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernanceOwnershipTypes lists DataHub's system ownership types on a
+// fresh server, creates, renames and deletes a custom one, and checks that
+// deleting a type takes it out of ownerships unless asked not to, and that
+// a system type is only marked removed.
+func TestGovernanceOwnershipTypes(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			list := func() string {
+				t.Helper()
+				d := s.govData(t, s.admin, ops.text(t, "listOwnershipTypes"), map[string]any{"input": map[string]any{"start": 0, "count": 20}})
+				names, _ := pick(d, []string{"listOwnershipTypes", "ownershipTypes", "*", "info", "name"})
+				total, _ := pick(d, []string{"listOwnershipTypes", "total"})
+				return asJSON(names) + " " + asJSON(total)
+			}
+			if got, want := list(), `["Business Owner","Data Steward","None","Technical Owner"] 4`; got != want {
+				t.Errorf("ownership types at first start = %s, want %s", got, want)
+			}
+
+			create := ops.text(t, "createOwnershipType")
+			s.wantError(t, reader, create, map[string]any{"input": map[string]any{"name": "Steward", "description": "x"}}, "UNAUTHORIZED", "Unauthorized")
+			d := s.govData(t, s.admin, create, map[string]any{"input": map[string]any{"name": "Architect", "description": "Designs it"}})
+			urn, _ := pick(d, []string{"createOwnershipType", "urn"})
+			typeURN, _ := urn.(string)
+			if !strings.HasPrefix(typeURN, "urn:li:ownershipType:") {
+				t.Fatalf("createOwnershipType = %s", asJSON(d))
+			}
+			if got, _ := pick(d, []string{"createOwnershipType", "info"}); !strings.Contains(asJSON(got), `"description":"Designs it","lastModified":{"actor":"urn:li:corpuser:datahub"`) ||
+				!strings.Contains(asJSON(got), `"name":"Architect"`) {
+				t.Errorf("created info = %s", asJSON(got))
+			}
+			d = s.govData(t, s.admin, ops.text(t, "updateOwnershipType"), map[string]any{"urn": typeURN, "input": map[string]any{"name": "Solution Architect"}})
+			if got, _ := pick(d, []string{"updateOwnershipType", "info"}); !strings.Contains(asJSON(got), `"description":"Designs it"`) || !strings.Contains(asJSON(got), `"name":"Solution Architect"`) {
+				t.Errorf("updated info = %s", asJSON(got))
+			}
+			s.wantError(t, s.admin, ops.text(t, "updateOwnershipType"), map[string]any{"urn": "urn:li:ownershipType:nope", "input": map[string]any{"name": "x"}},
+				"BAD_REQUEST", "Ownership Type with urn urn:li:ownershipType:nope does not exist.")
+			if got, want := list(), `["Business Owner","Data Steward","None","Solution Architect","Technical Owner"] 5`; got != want {
+				t.Errorf("ownership types after create = %s, want %s", got, want)
+			}
+
+			// Two datasets owned with the custom type (one also as
+			// technical owner); deleting the type keeps the other owner.
+			const dsA, dsB = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.a,PROD)", "urn:li:dataset:(urn:li:dataPlatform:hive,governance.b,PROD)"
+			for _, ds := range []string{dsA, dsB} {
+				s.ingestAsAdmin(t, mcp("dataset", ds, "status", map[string]any{"removed": false}))
+				s.govData(t, s.admin, `mutation($in: AddOwnersInput!) { addOwners(input: $in) }`, map[string]any{"in": map[string]any{"resourceUrn": ds, "owners": []any{
+					map[string]any{"ownerUrn": "urn:li:corpuser:jane", "ownerEntityType": "CORP_USER", "type": "CUSTOM", "ownershipTypeUrn": typeURN},
+				}}})
+			}
+			s.govData(t, s.admin, `mutation($in: AddOwnersInput!) { addOwners(input: $in) }`, map[string]any{"in": map[string]any{"resourceUrn": dsA, "owners": []any{
+				map[string]any{"ownerUrn": "urn:li:corpuser:joe", "ownerEntityType": "CORP_USER", "type": "TECHNICAL_OWNER"},
+			}}})
+			owners := func(ds string) string {
+				t.Helper()
+				d := s.govData(t, s.admin, `query($u: String!) { dataset(urn: $u) { ownership { owners { owner { ... on CorpUser { urn } } ownershipType { urn } } } } }`, map[string]any{"u": ds})
+				o, _ := pick(d, []string{"dataset", "ownership", "owners", "*", "owner", "urn"})
+				return asJSON(o)
+			}
+			if got := owners(dsA); got != `["urn:li:corpuser:jane","urn:li:corpuser:joe"]` {
+				t.Fatalf("owners before the delete = %s", got)
+			}
+			del := ops.text(t, "deleteOwnershipType")
+			s.wantError(t, reader, del, map[string]any{"urn": typeURN}, "UNAUTHORIZED", "Unauthorized")
+			if d := s.govData(t, s.admin, del, map[string]any{"urn": typeURN}); d["deleteOwnershipType"] != true {
+				t.Fatalf("deleteOwnershipType = %v", d)
+			}
+			if got, want := owners(dsA), `["urn:li:corpuser:joe"]`; got != want {
+				t.Errorf("owners of a after the type was deleted = %s, want %s", got, want)
+			}
+			if got, want := owners(dsB), `[]`; got != want {
+				t.Errorf("owners of b after the type was deleted = %s, want %s", got, want)
+			}
+			if got, want := list(), `["Business Owner","Data Steward","None","Technical Owner"] 4`; got != want {
+				t.Errorf("ownership types after the delete = %s, want %s", got, want)
+			}
+			// Without deleteReferences, the ownerships stay as they are.
+			d = s.govData(t, s.admin, create, map[string]any{"input": map[string]any{"name": "Reviewer", "description": "Reviews it"}})
+			second, _ := pick(d, []string{"createOwnershipType", "urn"})
+			s.govData(t, s.admin, `mutation($in: AddOwnersInput!) { addOwners(input: $in) }`, map[string]any{"in": map[string]any{"resourceUrn": dsB, "owners": []any{
+				map[string]any{"ownerUrn": "urn:li:corpuser:kim", "ownerEntityType": "CORP_USER", "type": "CUSTOM", "ownershipTypeUrn": second},
+			}}})
+			s.govData(t, s.admin, del, map[string]any{"urn": second, "deleteReferences": false})
+			if got, want := owners(dsB), `["urn:li:corpuser:kim"]`; got != want {
+				t.Errorf("owners of b after a delete without references = %s, want %s", got, want)
+			}
+
+			// A system type is marked removed, never deleted.
+			s.govData(t, s.admin, del, map[string]any{"urn": "urn:li:ownershipType:__system__data_steward"})
+			d = s.govData(t, s.admin, ops.text(t, "listOwnershipTypes"), map[string]any{"input": map[string]any{"start": 0, "count": 20, "query": "steward"}})
+			if got, _ := pick(d, []string{"listOwnershipTypes", "ownershipTypes", "*", "status", "removed"}); asJSON(got) != `[true]` {
+				t.Errorf("data steward after its delete = %s", asJSON(d))
+			}
+		})
+	}
+}
