@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -457,6 +458,166 @@ func TestGovernanceOwnershipTypes(t *testing.T) {
 			if got, _ := pick(d, []string{"listOwnershipTypes", "ownershipTypes", "*", "status", "removed"}); asJSON(got) != `[true]` {
 				t.Errorf("data steward after its delete = %s", asJSON(d))
 			}
+		})
+	}
+}
+
+// TestGovernanceRolesAndPolicies checks the seeded roles and that they are
+// enforced: assigning a role to a user or to a group of theirs gives what
+// the role's policies grant, and only a manager of policies assigns roles.
+// It checks that updatePolicy creates a policy at the URN it is given, as
+// the terraform provider relies on, that criteria on domains and tags
+// (STARTS_WITH too) select what they name, and getGrantedPrivileges.
+func TestGovernanceRolesAndPolicies(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			alice, _ := s.cliToken(t, "alice")
+			const readerURN, aliceURN = "urn:li:corpuser:reader", "urn:li:corpuser:alice"
+			d := s.govData(t, s.admin, ops.text(t, "listRoles"), map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(d, []string{"listRoles", "roles", "*", "name"}); asJSON(got) != `["Admin","Editor","Reader"]` {
+				t.Fatalf("roles = %s", asJSON(d))
+			}
+			if got, _ := pick(d, []string{"listRoles", "roles", "1", "policies", "total"}); got == float64(0) || got == nil {
+				t.Errorf("the Editor role has no policies: %s", asJSON(d))
+			}
+
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.roles,PROD)"
+			canWrite := func(token string) bool {
+				t.Helper()
+				st, b := s.call(t, bearer(token), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", ds, "status", map[string]any{"removed": false})})
+				if st != 200 && st != 403 {
+					t.Fatalf("write: %d %s", st, b)
+				}
+				return st == 200
+			}
+			if canWrite(reader) {
+				t.Fatal("a user with no role may edit a dataset")
+			}
+			assign := ops.text(t, "batchAssignRole")
+			s.wantError(t, reader, assign, map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Admin", "actors": []string{readerURN}}}, "UNAUTHORIZED", "Unauthorized")
+			s.wantError(t, s.admin, assign, map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Owner", "actors": []string{readerURN}}},
+				"BAD_REQUEST", "Role urn:li:dataHubRole:Owner does not exist.")
+			// Users that do not exist are skipped.
+			s.govData(t, s.admin, assign, map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Editor", "actors": []string{readerURN, "urn:li:corpuser:ghost"}}})
+			if !canWrite(reader) {
+				t.Error("an Editor may not edit a dataset")
+			}
+			d = s.govData(t, s.admin, ops.text(t, "listRoles"), map[string]any{"input": map[string]any{"start": 0, "count": 10, "query": "editor"}})
+			if got, _ := pick(d, []string{"listRoles", "roles", "0", "users", "relationships", "*", "entity", "urn"}); asJSON(got) != `["urn:li:corpuser:reader"]` {
+				t.Errorf("Editor's users = %s", asJSON(got))
+			}
+			if d := s.govData(t, s.admin, `{ entity(urn: "urn:li:corpuser:ghost") { urn } }`, nil); asJSON(d) != `{"entity":null}` {
+				t.Errorf("the skipped user = %s", asJSON(d))
+			}
+			// An Editor edits users but may not make one an Admin, not
+			// even through the write API.
+			s.wantError(t, reader, assign, map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Admin", "actors": []string{readerURN}}}, "UNAUTHORIZED", "Unauthorized")
+			if st, b := s.call(t, bearer(reader), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("corpuser", readerURN, "roleMembership",
+				map[string]any{"roles": []string{"urn:li:dataHubRole:Admin"}})}); st != 403 {
+				t.Errorf("an Editor wrote their own role: %d %s", st, b)
+			}
+			// No role takes it away.
+			s.govData(t, s.admin, assign, map[string]any{"input": map[string]any{"actors": []string{readerURN}}})
+			if canWrite(reader) {
+				t.Error("a user whose role was taken away may still edit")
+			}
+			// A group's role is its members'.
+			s.govData(t, s.admin, `mutation { createGroup(input: {id: "editors", name: "Editors"}) }`, nil)
+			s.govData(t, s.admin, `mutation { addGroupMembers(input: {groupUrn: "urn:li:corpGroup:editors", userUrns: ["urn:li:corpuser:reader"]}) }`, nil)
+			s.govData(t, s.admin, assign, map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Editor", "actors": []string{"urn:li:corpGroup:editors"}}})
+			if !canWrite(reader) {
+				t.Error("a member of a group with the Editor role may not edit")
+			}
+
+			// updatePolicy creates the policy at the URN given.
+			const policyURN = "urn:li:dataHubPolicy:terraform-finance-editors"
+			policy := map[string]any{"type": "METADATA", "name": "Finance editors", "state": "ACTIVE", "description": "by terraform",
+				"privileges": []string{"EDIT_ENTITY"}, "actors": map[string]any{"users": []string{aliceURN}, "resourceOwners": false, "allUsers": false, "allGroups": false},
+				"resources": map[string]any{"filter": map[string]any{"criteria": []any{
+					map[string]any{"field": "DOMAIN", "values": []string{"urn:li:domain:finance"}, "condition": "EQUALS"}}}}}
+			s.wantError(t, alice, ops.text(t, "updatePolicy"), map[string]any{"urn": policyURN, "input": policy}, "UNAUTHORIZED", "Unauthorized")
+			if d := s.govData(t, s.admin, ops.text(t, "updatePolicy"), map[string]any{"urn": policyURN, "input": policy}); d["updatePolicy"] != policyURN {
+				t.Fatalf("updatePolicy = %v", d)
+			}
+			d = s.govData(t, s.admin, `{ listPolicies(input: {start: 0, count: 100, query: "finance editors"}) { total policies { urn name } } }`, nil)
+			if got := asJSON(d); got != `{"listPolicies":{"policies":[{"name":"Finance editors","urn":"`+policyURN+`"}],"total":1}}` {
+				t.Errorf("listPolicies = %s", got)
+			}
+			s.wantError(t, s.admin, ops.text(t, "updatePolicy"), map[string]any{"urn": "urn:li:dataset:x", "input": policy}, "BAD_REQUEST", "is not a dataHubPolicy URN")
+
+			// Criteria: alice edits what is in Finance (or under it), then
+			// also what has a tag starting with urn:li:tag:pii.
+			const (
+				inFinance = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.ledger,PROD)"
+				inSub     = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.cards,PROD)"
+				tagged    = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.people,PROD)"
+				other     = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.other,PROD)"
+			)
+			s.govData(t, s.admin, `mutation { createDomain(input: {id: "finance", name: "Finance"}) }`, nil)
+			s.govData(t, s.admin, `mutation { createDomain(input: {id: "cards", name: "Cards", parentDomain: "urn:li:domain:finance"}) }`, nil)
+			s.ingestAsAdmin(t, mcp("dataset", inFinance, "domains", map[string]any{"domains": []string{"urn:li:domain:finance"}}))
+			s.ingestAsAdmin(t, mcp("dataset", inSub, "domains", map[string]any{"domains": []string{"urn:li:domain:cards"}}))
+			s.ingestAsAdmin(t, mcp("dataset", tagged, "globalTags", map[string]any{"tags": []any{map[string]any{"tag": "urn:li:tag:pii.email"}}}))
+			s.ingestAsAdmin(t, mcp("dataset", other, "status", map[string]any{"removed": false}))
+			edits := func(urn string) bool {
+				t.Helper()
+				st, b := s.call(t, bearer(alice), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", urn, "editableDatasetProperties", map[string]any{"description": "edited"})})
+				if st != 200 && st != 403 {
+					t.Fatalf("write: %d %s", st, b)
+				}
+				return st == 200
+			}
+			granted := func(token, actor, urn string) []string {
+				t.Helper()
+				in := map[string]any{"actorUrn": actor}
+				if urn != "" {
+					in["resourceSpec"] = map[string]any{"resourceType": "DATASET", "resourceUrn": urn}
+				}
+				d := s.govData(t, token, ops.text(t, "getGrantedPrivileges"), map[string]any{"input": in})
+				got, _ := pick(d, []string{"getGrantedPrivileges", "privileges"})
+				var out []string
+				for _, p := range got.([]any) {
+					out = append(out, p.(string))
+				}
+				return out
+			}
+			for _, c := range []struct {
+				urn  string
+				want bool
+			}{{inFinance, true}, {inSub, true}, {tagged, false}, {other, false}} {
+				if got := edits(c.urn); got != c.want {
+					t.Errorf("with the domain policy alice edits %s: %v, want %v", c.urn, got, c.want)
+				}
+				if got := slices.Contains(granted(alice, aliceURN, c.urn), "EDIT_ENTITY"); got != c.want {
+					t.Errorf("with the domain policy getGrantedPrivileges on %s has EDIT_ENTITY: %v, want %v", c.urn, got, c.want)
+				}
+			}
+			policy["resources"] = map[string]any{"filter": map[string]any{"criteria": []any{
+				map[string]any{"field": "TAG", "values": []string{"urn:li:tag:pii"}, "condition": "STARTS_WITH"}}}}
+			s.govData(t, s.admin, ops.text(t, "updatePolicy"), map[string]any{"urn": policyURN, "input": policy})
+			for _, c := range []struct {
+				urn  string
+				want bool
+			}{{inFinance, false}, {tagged, true}, {other, false}} {
+				if got := edits(c.urn); got != c.want {
+					t.Errorf("with the tag policy alice edits %s: %v, want %v", c.urn, got, c.want)
+				}
+			}
+
+			// On no resource, only platform privileges and policies that
+			// name no resources count; one asks about oneself unless one
+			// manages policies.
+			mine := granted(alice, aliceURN, "")
+			if !slices.Contains(mine, "GENERATE_PERSONAL_ACCESS_TOKENS") || slices.Contains(mine, "MANAGE_POLICIES") || slices.Contains(mine, "EDIT_ENTITY") {
+				t.Errorf("alice's privileges on no resource = %v", mine)
+			}
+			if got := granted(s.admin, "urn:li:corpuser:datahub", ""); !slices.Contains(got, "MANAGE_POLICIES") {
+				t.Errorf("the root user's privileges = %v", got)
+			}
+			s.wantError(t, alice, ops.text(t, "getGrantedPrivileges"), map[string]any{"input": map[string]any{"actorUrn": "urn:li:corpuser:datahub"}}, "UNAUTHORIZED", "Unauthorized")
 		})
 	}
 }
