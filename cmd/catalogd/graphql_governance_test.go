@@ -621,3 +621,113 @@ func TestGovernanceRolesAndPolicies(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernanceGroupsAndSettings checks group membership as DataHub's app
+// and terraform provider read it (nativeGroupMembership), DataHub's rules
+// on groups of other origins, and a user's own settings.
+func TestGovernanceGroupsAndSettings(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			s.cliToken(t, "alice")
+			const readerURN, aliceURN, bobURN = "urn:li:corpuser:reader", "urn:li:corpuser:alice", "urn:li:corpuser:bob"
+			s.ingestAsAdmin(t, mcp("corpuser", bobURN, "corpUserInfo", map[string]any{"active": true}))
+			add := ops.text(t, "addGroupMembers")
+			members := func(group, rel string) string {
+				t.Helper()
+				d := s.govData(t, s.admin, `query($u: String!, $r: [String!]!) { corpGroup(urn: $u) { relationships(input: {types: $r, direction: INCOMING}) { relationships { entity { urn } } } } }`,
+					map[string]any{"u": group, "r": []string{rel}})
+				got, _ := pick(d, []string{"corpGroup", "relationships", "relationships", "*", "entity", "urn"})
+				return asJSON(got)
+			}
+
+			// A group made here is native.
+			s.govData(t, s.admin, ops.text(t, "createGroup"), map[string]any{"input": map[string]any{"id": "analysts", "name": "Analysts"}})
+			const analysts = "urn:li:corpGroup:analysts"
+			s.govData(t, s.admin, add, map[string]any{"groupUrn": analysts, "userUrns": []string{readerURN, aliceURN}})
+			if got := members(analysts, "IsMemberOfNativeGroup"); got != `["urn:li:corpuser:alice","urn:li:corpuser:reader"]` && got != `["urn:li:corpuser:reader","urn:li:corpuser:alice"]` {
+				t.Errorf("native members = %s", got)
+			}
+			if got := members(analysts, "IsMemberOfGroup"); got != `[]` {
+				t.Errorf("members by groupMembership = %s, want none", got)
+			}
+			s.wantError(t, s.admin, add, map[string]any{"groupUrn": analysts, "userUrns": []string{"urn:li:corpuser:ghost"}}, "BAD_REQUEST", "User urn:li:corpuser:ghost does not exist.")
+			s.wantError(t, s.admin, add, map[string]any{"groupUrn": "urn:li:corpGroup:nope", "userUrns": []string{readerURN}}, "NOT_FOUND", "Group does not exist.")
+			s.wantError(t, reader, add, map[string]any{"groupUrn": analysts, "userUrns": []string{bobURN}}, "UNAUTHORIZED", "Unauthorized")
+			s.govData(t, s.admin, ops.text(t, "removeGroupMembers"), map[string]any{"groupUrn": analysts, "userUrns": []string{aliceURN}})
+			if got := members(analysts, "IsMemberOfNativeGroup"); got != `["urn:li:corpuser:reader"]` {
+				t.Errorf("native members after a removal = %s", got)
+			}
+
+			// A group from an identity provider is refused; one of no
+			// recorded origin becomes native, its members with it.
+			s.ingestAsAdmin(t, mcp("corpGroup", "urn:li:corpGroup:okta", "corpGroupInfo", map[string]any{"admins": []string{}, "members": []string{}, "groups": []string{}}))
+			s.ingestAsAdmin(t, mcp("corpGroup", "urn:li:corpGroup:okta", "origin", map[string]any{"type": "EXTERNAL", "externalType": "okta"}))
+			s.wantError(t, s.admin, add, map[string]any{"groupUrn": "urn:li:corpGroup:okta", "userUrns": []string{readerURN}},
+				"BAD_REQUEST", "Group urn:li:corpGroup:okta was ingested from an external provider and cannot have members manually added to it")
+			const legacy = "urn:li:corpGroup:legacy"
+			s.ingestAsAdmin(t, mcp("corpGroup", legacy, "corpGroupInfo", map[string]any{"admins": []string{}, "members": []string{}, "groups": []string{}}))
+			s.ingestAsAdmin(t, mcp("corpuser", bobURN, "groupMembership", map[string]any{"groups": []string{legacy}}))
+			s.govData(t, s.admin, add, map[string]any{"groupUrn": legacy, "userUrns": []string{aliceURN}})
+			if got := members(legacy, "IsMemberOfNativeGroup"); got != `["urn:li:corpuser:alice","urn:li:corpuser:bob"]` && got != `["urn:li:corpuser:bob","urn:li:corpuser:alice"]` {
+				t.Errorf("native members of the migrated group = %s", got)
+			}
+			if got := members(legacy, "IsMemberOfGroup"); got != `[]` {
+				t.Errorf("members by groupMembership of the migrated group = %s, want none", got)
+			}
+			if st, b := s.call(t, bearer(s.admin), "GET", "/aspects/"+pathEscape(legacy)+"?aspect=origin&version=0", nil); st != 200 || !strings.Contains(string(b), "NATIVE") {
+				t.Errorf("origin of the migrated group: %d %s", st, b)
+			}
+
+			// Group and user properties.
+			s.govData(t, s.admin, ops.text(t, "updateCorpGroupProperties"), map[string]any{"urn": analysts, "input": map[string]any{"description": "Counts", "email": "analysts@example.com"}})
+			d := s.govData(t, s.admin, `{ corpGroup(urn: "urn:li:corpGroup:analysts") { editableProperties { description email } } }`, nil)
+			if got := asJSON(d); got != `{"corpGroup":{"editableProperties":{"description":"Counts","email":"analysts@example.com"}}}` {
+				t.Errorf("group properties = %s", got)
+			}
+			s.wantError(t, reader, ops.text(t, "updateCorpGroupProperties"), map[string]any{"urn": analysts, "input": map[string]any{"description": "mine"}}, "UNAUTHORIZED", "Unauthorized")
+			s.govData(t, reader, ops.text(t, "updateCorpUserProperties"), map[string]any{"urn": readerURN, "input": map[string]any{"displayName": "Rea Der", "title": "Analyst"}})
+			d = s.govData(t, reader, `{ corpUser(urn: "urn:li:corpuser:reader") { editableProperties { displayName title } } }`, nil)
+			if got := asJSON(d); got != `{"corpUser":{"editableProperties":{"displayName":"Rea Der","title":"Analyst"}}}` {
+				t.Errorf("user properties = %s", got)
+			}
+
+			// A user sets their own settings, with no privilege.
+			const view = "urn:li:dataHubView:my-view"
+			now := map[string]any{"time": 1, "actor": readerURN}
+			s.ingestAsAdmin(t, mcp("dataHubView", view, "dataHubViewInfo", map[string]any{"name": "Mine", "type": "PERSONAL",
+				"definition": map[string]any{"entityTypes": []string{"dataset"}, "filter": map[string]any{"or": []any{}}}, "created": now, "lastModified": now}))
+			settings := func() string {
+				t.Helper()
+				d := s.govData(t, reader, ops.text(t, "getMe"), nil)
+				got, _ := pick(d, []string{"me", "corpUser", "settings"})
+				return asJSON(got)
+			}
+			if got := settings(); got != `null` {
+				t.Errorf("settings at first = %s", got)
+			}
+			s.govData(t, reader, ops.text(t, "updateUserSetting"), map[string]any{"input": map[string]any{"name": "SHOW_THEME_V2", "value": true}})
+			s.govData(t, reader, ops.text(t, "updateCorpUserViewsSettings"), map[string]any{"input": map[string]any{"defaultView": view}})
+			if got, want := settings(), `{"appearance":{"showSimplifiedHomepage":false,"showThemeV2":true},"views":{"defaultView":{"urn":"`+view+`"}}}`; got != want {
+				t.Errorf("settings = %s\nwant %s", got, want)
+			}
+			s.govData(t, reader, ops.text(t, "updateUserSetting"), map[string]any{"input": map[string]any{"name": "SHOW_SIMPLIFIED_HOMEPAGE", "value": true}})
+			s.govData(t, reader, ops.text(t, "updateCorpUserViewsSettings"), map[string]any{"input": map[string]any{}})
+			if got, want := settings(), `{"appearance":{"showSimplifiedHomepage":true,"showThemeV2":true},"views":{"defaultView":null}}`; got != want {
+				t.Errorf("settings after the changes = %s\nwant %s", got, want)
+			}
+			// The settings are the caller's own: another user's stay as
+			// they were.
+			d = s.govData(t, s.admin, `{ corpUser(urn: "urn:li:corpuser:alice") { settings { appearance { showThemeV2 } } } }`, nil)
+			if got := asJSON(d); got != `{"corpUser":{"settings":null}}` {
+				t.Errorf("alice's settings = %s", got)
+			}
+			if st, b := s.call(t, bearer(reader), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("corpuser", aliceURN, "corpUserSettings",
+				map[string]any{"appearance": map[string]any{"showThemeV2": true}})}); st != 403 {
+				t.Errorf("a user wrote another's settings: %d %s", st, b)
+			}
+		})
+	}
+}
