@@ -631,7 +631,7 @@ func TestGovernanceGroupsAndSettings(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
 			reader, _ := s.cliToken(t, "reader")
-			s.cliToken(t, "alice")
+			alice, _ := s.cliToken(t, "alice")
 			const readerURN, aliceURN, bobURN = "urn:li:corpuser:reader", "urn:li:corpuser:alice", "urn:li:corpuser:bob"
 			s.ingestAsAdmin(t, mcp("corpuser", bobURN, "corpUserInfo", map[string]any{"active": true}))
 			add := ops.text(t, "addGroupMembers")
@@ -727,6 +727,23 @@ func TestGovernanceGroupsAndSettings(t *testing.T) {
 			if st, b := s.call(t, bearer(reader), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("corpuser", aliceURN, "corpUserSettings",
 				map[string]any{"appearance": map[string]any{"showThemeV2": true}})}); st != 403 {
 				t.Errorf("a user wrote another's settings: %d %s", st, b)
+			}
+
+			// A suspended user's credentials stop working until the user
+			// is active again.
+			status := ops.text(t, "updateUserStatus")
+			s.wantError(t, reader, status, map[string]any{"urn": aliceURN, "status": "SUSPENDED"}, "UNAUTHORIZED", "Unauthorized")
+			s.wantError(t, s.admin, status, map[string]any{"urn": "urn:li:corpuser:ghost", "status": "SUSPENDED"}, "BAD_REQUEST", "does not exist")
+			for _, c := range []struct {
+				status string
+				want   int
+			}{{"SUSPENDED", 403}, {"ACTIVE", 200}} {
+				if d := s.govData(t, s.admin, status, map[string]any{"urn": aliceURN, "status": c.status}); d["updateUserStatus"] != aliceURN {
+					t.Fatalf("updateUserStatus = %v", d)
+				}
+				if st, b := s.call(t, bearer(alice), "POST", "/api/graphql", map[string]any{"query": "{ me { corpUser { urn } } }"}); st != c.want {
+					t.Errorf("alice %s: %d %s, want %d", c.status, st, b, c.want)
+				}
 			}
 		})
 	}

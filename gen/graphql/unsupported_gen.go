@@ -334,12 +334,6 @@ func (MutationUnsupported) RemoveLink(ctx context.Context, input model.RemoveLin
 	return zero, model.Unsupported("Mutation.removeLink")
 }
 
-// UpdateUserStatus is not served by catalogd.
-func (MutationUnsupported) UpdateUserStatus(ctx context.Context, urn string, status model.CorpUserStatus) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.updateUserStatus")
-}
-
 // BatchSetDomain is not served by catalogd.
 func (MutationUnsupported) BatchSetDomain(ctx context.Context, input model.BatchSetDomainInput) (*bool, error) {
 	var zero *bool

@@ -491,6 +491,27 @@ func (r *mutationResolver) BatchAssignRole(ctx context.Context, in model.BatchAs
 	return yes, nil
 }
 
+// --- users ---
+
+// UpdateUserStatus suspends or reactivates a user.
+func (r *mutationResolver) UpdateUserStatus(ctx context.Context, urn string, status model.CorpUserStatus) (*string, error) {
+	if err := r.requirePlatform(ctx, "manage users and groups", auth.PrivManageUsers); err != nil {
+		return nil, err
+	}
+	if err := r.mustExist(ctx, urn, "corpuser"); err != nil {
+		return nil, err
+	}
+	var p proposals
+	p.add(urn, "corpUserStatus", map[string]any{"status": string(status), "lastModified": stamp(ctx)})
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := r.write(ctx, p.list...); err != nil {
+		return nil, err
+	}
+	return &urn, nil
+}
+
 // --- the caller's settings ---
 
 // editSettings edits the caller's corpUserSettings; a user who has none
