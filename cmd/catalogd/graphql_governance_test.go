@@ -748,3 +748,67 @@ func TestGovernanceGroupsAndSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernanceOpenAPIV3 reaches the same governance entities through
+// OpenAPI v3, as DataHub's SDK and terraform provider can: the seeded roles
+// and ownership types read there, a domain written there is in the tree
+// GraphQL shows, and a policy written there takes effect at once.
+func TestGovernanceOpenAPIV3(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			alice, _ := s.cliToken(t, "alice")
+			get := func(entity, urn string) map[string]any {
+				t.Helper()
+				code, b := s.call(t, bearer(s.admin), "GET", "/openapi/v3/entity/"+entity+"/"+pathEscape(urn), nil)
+				if code != 200 {
+					t.Fatalf("GET %s %s: %d %s", entity, urn, code, b)
+				}
+				return decode(t, b)
+			}
+			post := func(token, entity string, body any) int {
+				t.Helper()
+				code, b := s.call(t, bearer(token), "POST", "/openapi/v3/entity/"+entity+"?async=false", body)
+				if code != 200 && code != 403 {
+					t.Fatalf("POST %s: %d %s", entity, code, b)
+				}
+				return code
+			}
+			if got, _ := pick(get("datahubrole", "urn:li:dataHubRole:Editor"), []string{"dataHubRoleInfo", "value", "name"}); got != "Editor" {
+				t.Errorf("Editor role name = %v", got)
+			}
+			if got, _ := pick(get("ownershiptype", "urn:li:ownershipType:__system__business_owner"), []string{"ownershipTypeInfo", "value", "name"}); got != "Business Owner" {
+				t.Errorf("business owner type name = %v", got)
+			}
+
+			s.govData(t, s.admin, `mutation { createDomain(input: {id: "finance", name: "Finance"}) }`, nil)
+			post(s.admin, "domain", []any{map[string]any{"urn": "urn:li:domain:tax", "domainProperties": map[string]any{"value": map[string]any{"name": "Tax", "parentDomain": "urn:li:domain:finance"}}}})
+			d := s.govData(t, s.admin, `{ domain(urn: "urn:li:domain:tax") { parentDomains { count domains { urn } } } }`, nil)
+			if got := asJSON(d); got != `{"domain":{"parentDomains":{"count":1,"domains":[{"urn":"urn:li:domain:finance"}]}}}` {
+				t.Errorf("parents of a domain written through OpenAPI = %s", got)
+			}
+			s.wantError(t, s.admin, `mutation { deleteDomain(urn: "urn:li:domain:finance") }`, nil, "BAD_REQUEST", "which has child domains")
+
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.v3,PROD)"
+			edit := []any{map[string]any{"urn": ds, "status": map[string]any{"value": map[string]any{"removed": false}}}}
+			if code := post(alice, "dataset", edit); code != 403 {
+				t.Fatalf("alice wrote a dataset before any policy: %d", code)
+			}
+			const policy = "urn:li:dataHubPolicy:v3-alice"
+			post(s.admin, "datahubpolicy", []any{map[string]any{"urn": policy, "dataHubPolicyInfo": map[string]any{"value": map[string]any{
+				"displayName": "alice edits datasets", "description": "v3", "type": "METADATA", "state": "ACTIVE", "editable": true,
+				"privileges": []string{"EDIT_ENTITY"}, "actors": map[string]any{"users": []string{"urn:li:corpuser:alice"}},
+				"resources": map[string]any{"filter": map[string]any{"criteria": []any{map[string]any{"field": "TYPE", "condition": "EQUALS", "values": []string{"dataset"}}}}},
+			}}}})
+			if code := post(alice, "dataset", edit); code != 200 {
+				t.Errorf("alice could not write with the policy written through OpenAPI: %d", code)
+			}
+			if code, b := s.call(t, bearer(s.admin), "DELETE", "/openapi/v3/entity/datahubpolicy/"+pathEscape(policy), nil); code != 200 {
+				t.Fatalf("DELETE policy: %d %s", code, b)
+			}
+			if code := post(alice, "dataset", edit); code != 403 {
+				t.Errorf("alice wrote after the policy was deleted: %d", code)
+			}
+		})
+	}
+}

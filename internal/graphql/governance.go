@@ -485,9 +485,6 @@ func (r *mutationResolver) BatchAssignRole(ctx context.Context, in model.BatchAs
 	if err := r.write(ctx, p.list...); err != nil {
 		return nil, err
 	}
-	if r.auth != nil {
-		r.auth.InvalidatePolicies()
-	}
 	return yes, nil
 }
 

@@ -720,9 +720,6 @@ func (r *mutationResolver) AddGroupMembers(ctx context.Context, in model.AddGrou
 	if err := r.write(ctx, props...); err != nil {
 		return nil, err
 	}
-	if r.auth != nil {
-		r.auth.InvalidatePolicies()
-	}
 	return yes, nil
 }
 
@@ -756,9 +753,6 @@ func (r *mutationResolver) RemoveGroupMembers(ctx context.Context, in model.Remo
 	}
 	if err := r.write(ctx, props...); err != nil {
 		return nil, err
-	}
-	if r.auth != nil {
-		r.auth.InvalidatePolicies()
 	}
 	return yes, nil
 }
