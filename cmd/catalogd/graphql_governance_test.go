@@ -236,6 +236,34 @@ func TestGovernanceDomains(t *testing.T) {
 			if got := asJSON(urns); strings.Contains(got, payments) || !strings.Contains(got, finance) || !strings.Contains(got, cards) {
 				t.Errorf("domains after the delete = %s", got)
 			}
+			// batchSetDomain moves entities in and out of a domain, all or
+			// none of them.
+			const ds2 = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.payroll,PROD)"
+			s.ingestAsAdmin(t, mcp("dataset", ds2, "status", map[string]any{"removed": false}))
+			batch := ops.text(t, "batchSetDomain")
+			refs := []any{map[string]any{"resourceUrn": ds}, map[string]any{"resourceUrn": ds2}}
+			domainOf := func() string {
+				t.Helper()
+				d := s.govData(t, s.admin, `query($a: String!, $b: String!) { a: dataset(urn: $a) { domain { domain { urn } } } b: dataset(urn: $b) { domain { domain { urn } } } }`, map[string]any{"a": ds, "b": ds2})
+				a, _ := pick(d, []string{"a", "domain", "domain", "urn"})
+				b, _ := pick(d, []string{"b", "domain", "domain", "urn"})
+				return asJSON([]any{a, b})
+			}
+			s.wantError(t, s.admin, batch, map[string]any{"input": map[string]any{"domainUrn": hr, "resources": append(refs, map[string]any{"resourceUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,nope,PROD)"})}},
+				"BAD_REQUEST", "does not exist")
+			if got := domainOf(); got != `[null,null]` {
+				t.Errorf("domains after a failed batchSetDomain = %s", got)
+			}
+			s.wantError(t, reader, batch, map[string]any{"input": map[string]any{"domainUrn": hr, "resources": refs}}, "UNAUTHORIZED", "Unauthorized")
+			s.govData(t, s.admin, batch, map[string]any{"input": map[string]any{"domainUrn": hr, "resources": refs}})
+			if got := domainOf(); got != `["urn:li:domain:hr","urn:li:domain:hr"]` {
+				t.Errorf("domains after batchSetDomain = %s", got)
+			}
+			s.govData(t, s.admin, batch, map[string]any{"input": map[string]any{"resources": refs[:1]}})
+			if got := domainOf(); got != `[null,"urn:li:domain:hr"]` {
+				t.Errorf("domains after unsetting one = %s", got)
+			}
+
 			// Finance now has one subdomain left (people); once it is gone,
 			// finance can go too.
 			s.govData(t, s.admin, del, map[string]any{"urn": "urn:li:domain:people"})

@@ -334,12 +334,6 @@ func (MutationUnsupported) RemoveLink(ctx context.Context, input model.RemoveLin
 	return zero, model.Unsupported("Mutation.removeLink")
 }
 
-// BatchSetDomain is not served by catalogd.
-func (MutationUnsupported) BatchSetDomain(ctx context.Context, input model.BatchSetDomainInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchSetDomain")
-}
-
 // CreateERModelRelationship is not served by catalogd.
 func (MutationUnsupported) CreateERModelRelationship(ctx context.Context, input model.ERModelRelationshipUpdateInput) (*model.ERModelRelationship, error) {
 	var zero *model.ERModelRelationship

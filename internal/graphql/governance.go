@@ -183,6 +183,35 @@ func (r *mutationResolver) DeleteDomain(ctx context.Context, urn string) (*bool,
 	return yes, nil
 }
 
+// BatchSetDomain puts every resource in the domain, or out of any domain
+// when none is given, in one write: all of them or none.
+func (r *mutationResolver) BatchSetDomain(ctx context.Context, in model.BatchSetDomainInput) (*bool, error) {
+	domains := []string{}
+	if d := deref(in.DomainUrn); d != "" {
+		if err := r.mustExist(ctx, d, "domain"); err != nil {
+			return nil, err
+		}
+		domains = append(domains, d)
+	}
+	var p proposals
+	for _, res := range in.Resources {
+		if res == nil {
+			continue
+		}
+		if err := r.mustExist(ctx, res.ResourceUrn); err != nil {
+			return nil, err
+		}
+		p.add(res.ResourceUrn, "domains", map[string]any{"domains": domains})
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := r.write(ctx, p.list...); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
 // referencing lists the entities whose aspect links to urn by the
 // relationship rel.
 func (r *Resolver) referencing(ctx context.Context, urn, rel, aspect string) ([]string, error) {
