@@ -840,3 +840,83 @@ func TestGovernanceOpenAPIV3(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernanceServiceAccounts creates a service account as DataHub's API
+// does, gives it a token and a role, and deletes it, which ends the token.
+func TestGovernanceServiceAccounts(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			const create = `mutation($in: CreateServiceAccountInput!) { createServiceAccount(input: $in) { urn type name displayName description createdBy createdAt } }`
+			const list = `query($in: ListServiceAccountsInput!) { listServiceAccounts(input: $in) { start count total serviceAccounts { urn name displayName description createdBy createdAt } } }`
+			s.wantError(t, reader, create, map[string]any{"in": map[string]any{"displayName": "CI"}}, "UNAUTHORIZED", "Unauthorized")
+			s.wantError(t, reader, list, map[string]any{"in": map[string]any{}}, "UNAUTHORIZED", "Unauthorized")
+			d := s.govData(t, s.admin, create, map[string]any{"in": map[string]any{"displayName": "Nightly ingestion", "description": "Loads the warehouse"}})
+			sa, _ := d["createServiceAccount"].(map[string]any)
+			urn, _ := sa["urn"].(string)
+			if !strings.HasPrefix(urn, "urn:li:corpuser:service_") || sa["name"] != strings.TrimPrefix(urn, "urn:li:corpuser:") || sa["type"] != "CORP_USER" ||
+				sa["createdBy"] != "urn:li:corpuser:datahub" || sa["description"] != "Loads the warehouse" {
+				t.Fatalf("createServiceAccount = %s", asJSON(d))
+			}
+			s.govData(t, s.admin, create, map[string]any{"in": map[string]any{"displayName": "Airflow"}})
+			d = s.govData(t, s.admin, list, map[string]any{"in": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(d, []string{"listServiceAccounts", "serviceAccounts", "*", "displayName"}); asJSON(got) != `["Airflow","Nightly ingestion"]` {
+				t.Errorf("service accounts = %s", asJSON(d))
+			}
+			d = s.govData(t, s.admin, list, map[string]any{"in": map[string]any{"query": "nightly"}})
+			if got, _ := pick(d, []string{"listServiceAccounts", "serviceAccounts", "0"}); asJSON(got) != `{"createdAt":`+asJSON(pickOr(got, "createdAt"))+`,"createdBy":"urn:li:corpuser:datahub","description":"Loads the warehouse","displayName":"Nightly ingestion","name":"`+strings.TrimPrefix(urn, "urn:li:corpuser:service_")+`","urn":"`+urn+`"}` {
+				t.Errorf("service account found by name = %s", asJSON(got))
+			}
+			if got := pickOr(pickOr(d["listServiceAccounts"], "serviceAccounts"), "0"); pickOr(got, "createdAt") == nil {
+				t.Errorf("service account has no creation time: %s", asJSON(got))
+			}
+			// A regular user is not a service account.
+			d = s.govData(t, s.admin, `query($u: String!) { getServiceAccount(urn: $u) { urn displayName } }`, map[string]any{"u": "urn:li:corpuser:reader"})
+			if got := asJSON(d); got != `{"getServiceAccount":null}` {
+				t.Errorf("getServiceAccount of a user = %s", got)
+			}
+
+			const token = `mutation($in: CreateAccessTokenInput!) { createAccessToken(input: $in) { accessToken metadata { actorUrn ownerUrn } } }`
+			s.wantError(t, s.admin, token, map[string]any{"in": map[string]any{"type": "SERVICE_ACCOUNT", "actorUrn": "urn:li:corpuser:reader", "name": "x", "duration": "ONE_DAY"}},
+				"BAD_REQUEST", "is not a service account")
+			d = s.govData(t, s.admin, token, map[string]any{"in": map[string]any{"type": "SERVICE_ACCOUNT", "actorUrn": urn, "name": "nightly", "duration": "ONE_MONTH"}})
+			tok, _ := pick(d, []string{"createAccessToken", "accessToken"})
+			saToken, _ := tok.(string)
+			d = s.govData(t, saToken, `{ me { corpUser { urn } } }`, nil)
+			if got, _ := pick(d, []string{"me", "corpUser", "urn"}); got != urn {
+				t.Errorf("the service account's token acts as %v", got)
+			}
+			// It gets a role like any user.
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,governance.sa,PROD)"
+			write := map[string]any{"proposal": mcp("dataset", ds, "status", map[string]any{"removed": false})}
+			if code, _ := s.call(t, bearer(saToken), "POST", "/aspects?action=ingestProposal", write); code != 403 {
+				t.Errorf("the service account wrote with no role: %d", code)
+			}
+			s.govData(t, s.admin, ops.text(t, "batchAssignRole"), map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Editor", "actors": []string{urn}}})
+			if code, b := s.call(t, bearer(saToken), "POST", "/aspects?action=ingestProposal", write); code != 200 {
+				t.Errorf("the service account could not write as an Editor: %d %s", code, b)
+			}
+
+			const del = `mutation($u: String!) { deleteServiceAccount(urn: $u) }`
+			s.wantError(t, s.admin, del, map[string]any{"u": "urn:li:corpuser:reader"}, "NOT_FOUND", "does not exist")
+			s.wantError(t, reader, del, map[string]any{"u": urn}, "UNAUTHORIZED", "Unauthorized")
+			s.govData(t, s.admin, del, map[string]any{"u": urn})
+			if code, b := s.call(t, bearer(saToken), "POST", "/api/graphql", map[string]any{"query": "{ me { corpUser { urn } } }"}); code != 403 || !strings.Contains(string(b), "Actor is not active") {
+				t.Errorf("the token of a deleted service account answered %d %s, want 403: the actor is not active", code, b)
+			}
+			d = s.govData(t, s.admin, list, map[string]any{"in": map[string]any{}})
+			if got, _ := pick(d, []string{"listServiceAccounts", "total"}); got != float64(1) {
+				t.Errorf("service accounts after the delete = %s", asJSON(d))
+			}
+		})
+	}
+}
+
+// pickOr reads one member of a JSON object (or element of a list), nil
+// when absent.
+func pickOr(v any, key string) any {
+	got, _ := pick(v, []string{key})
+	return got
+}

@@ -599,3 +599,154 @@ func (r *mutationResolver) UpdateUserSetting(ctx context.Context, in model.Updat
 		m["appearance"].(map[string]any)[field] = in.Value
 	})
 }
+
+// --- service accounts ---
+
+// Service accounts as DataHub keeps them.
+const (
+	privManageServiceAccounts = "MANAGE_SERVICE_ACCOUNTS"
+	serviceAccountPrefix      = "urn:li:corpuser:service_"
+	serviceAccountSubType     = "SERVICE_ACCOUNT"
+)
+
+// serviceAccountOf reads the service account urn, nil when urn is not one.
+func (r *Resolver) serviceAccountOf(ctx context.Context, urn string) (*model.ServiceAccount, error) {
+	if !strings.HasPrefix(urn, serviceAccountPrefix) {
+		return nil, nil
+	}
+	l := r.loaderOf(ctx)
+	sub, err := l.stored(ctx, urn, "subTypes")
+	if err != nil || sub == nil {
+		return nil, err
+	}
+	var st struct {
+		TypeNames []string `json:"typeNames"`
+	}
+	if err := jsonUnmarshal(sub.Value, &st); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(st.TypeNames, serviceAccountSubType) {
+		return nil, nil
+	}
+	sa := &model.ServiceAccount{Urn: urn, Type: model.EntityTypeCorpUser, Name: strings.TrimPrefix(urn, serviceAccountPrefix)}
+	info, err := l.stored(ctx, urn, "corpUserInfo")
+	if err != nil {
+		return nil, err
+	}
+	if info != nil {
+		var v struct {
+			DisplayName *string `json:"displayName"`
+			Title       *string `json:"title"`
+		}
+		if err := jsonUnmarshal(info.Value, &v); err != nil {
+			return nil, err
+		}
+		sa.DisplayName, sa.Description = v.DisplayName, v.Title
+		sa.UpdatedAt = ptr(info.Created.Time)
+	}
+	// The stamp of the first version of the sub-type, written at creation
+	// and never changed, says who made the account and when.
+	if first, err := r.store.AspectVersion(ctx, urn, "subTypes", 1); err == nil {
+		sa.CreatedAt, sa.CreatedBy = ptr(first.Created.Time), nilIfEmpty(ptr(first.Created.Actor))
+	} else if catalog.KindOf(err) != catalog.NotFound {
+		return nil, err
+	} else {
+		sa.CreatedAt, sa.CreatedBy = ptr(sub.Created.Time), nilIfEmpty(ptr(sub.Created.Actor))
+	}
+	return sa, nil
+}
+
+// CreateServiceAccount creates a service account named service_<new id>.
+func (r *mutationResolver) CreateServiceAccount(ctx context.Context, in model.CreateServiceAccountInput) (*model.ServiceAccount, error) {
+	if err := r.requirePlatform(ctx, "create service accounts", privManageServiceAccounts); err != nil {
+		return nil, err
+	}
+	id := "service_" + uuid.NewString()
+	display := deref(in.DisplayName)
+	if display == "" {
+		display = id
+	}
+	urn, err := r.create(ctx, "corpuser", "Service Account", &id, func(urn string, p *proposals) {
+		info := map[string]any{"active": true, "displayName": display}
+		if in.Description != nil {
+			info["title"] = *in.Description
+		}
+		p.add(urn, "corpUserInfo", info)
+		p.add(urn, "subTypes", map[string]any{"typeNames": []string{serviceAccountSubType}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.ServiceAccount{Urn: *urn, Type: model.EntityTypeCorpUser, Name: id, DisplayName: in.DisplayName, Description: in.Description,
+		CreatedBy: ptr(actorOf(ctx)), CreatedAt: ptr(now())}, nil
+}
+
+// DeleteServiceAccount deletes a service account; its tokens stop working
+// with it, since a token's user must exist.
+func (r *mutationResolver) DeleteServiceAccount(ctx context.Context, urn string) (*bool, error) {
+	if err := r.requirePlatform(ctx, "delete service accounts", privManageServiceAccounts); err != nil {
+		return nil, err
+	}
+	sa, err := r.serviceAccountOf(ctx, urn)
+	if err != nil {
+		return nil, err
+	}
+	if sa == nil {
+		return nil, catalog.Errorf(catalog.NotFound, "Service account %s does not exist", urn)
+	}
+	return r.remove(ctx, urn, "corpuser")
+}
+
+// GetServiceAccount returns a service account, null when urn names none.
+func (r *queryResolver) GetServiceAccount(ctx context.Context, urn string) (*model.ServiceAccount, error) {
+	if err := r.requirePlatform(ctx, "view service accounts", privManageServiceAccounts); err != nil {
+		return nil, err
+	}
+	return r.serviceAccountOf(ctx, urn)
+}
+
+// ListServiceAccounts lists the service accounts by display name.
+func (r *queryResolver) ListServiceAccounts(ctx context.Context, in model.ListServiceAccountsInput) (*model.ListServiceAccountsResult, error) {
+	if err := r.requirePlatform(ctx, "view service accounts", privManageServiceAccounts); err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(strings.TrimSpace(deref(in.Query)))
+	var all []*model.ServiceAccount
+	const scanPage = 1000
+	for off := 0; ; off += scanPage {
+		rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: serviceAccountPrefix + "%", Aspect: "subTypes", KeysOnly: true, Offset: off, Limit: scanPage})
+		if err != nil {
+			return nil, err
+		}
+		urns := make([]string, len(rows))
+		for i, a := range rows {
+			urns[i] = a.URN
+		}
+		r.loaderOf(ctx).Want(urns...)
+		for _, u := range urns {
+			sa, err := r.serviceAccountOf(ctx, u)
+			if err != nil {
+				return nil, err
+			}
+			if sa == nil {
+				continue
+			}
+			if q != "" && q != "*" && !strings.Contains(strings.ToLower(sa.Name), q) && !strings.Contains(strings.ToLower(deref(sa.DisplayName)), q) {
+				continue
+			}
+			all = append(all, sa)
+		}
+		if len(rows) < scanPage {
+			break
+		}
+	}
+	slices.SortFunc(all, func(a, b *model.ServiceAccount) int {
+		if c := strings.Compare(strings.ToLower(deref(a.DisplayName)), strings.ToLower(deref(b.DisplayName))); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Urn, b.Urn)
+	})
+	start, count := page(in.Start, in.Count, 20)
+	items := nonNil(window(all, start, count))
+	return &model.ListServiceAccountsResult{Start: start, Count: len(items), Total: len(all), ServiceAccounts: items}, nil
+}
