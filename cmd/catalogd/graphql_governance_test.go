@@ -480,11 +480,16 @@ func TestGovernanceOwnershipTypes(t *testing.T) {
 				t.Errorf("owners of b after a delete without references = %s, want %s", got, want)
 			}
 
-			// A system type is marked removed, never deleted.
-			s.govData(t, s.admin, del, map[string]any{"urn": "urn:li:ownershipType:__system__data_steward"})
-			d = s.govData(t, s.admin, ops.text(t, "listOwnershipTypes"), map[string]any{"input": map[string]any{"start": 0, "count": 20, "query": "steward"}})
-			if got, _ := pick(d, []string{"listOwnershipTypes", "ownershipTypes", "*", "status", "removed"}); asJSON(got) != `[true]` {
-				t.Errorf("data steward after its delete = %s", asJSON(d))
+			// A system type is marked removed, never deleted, and leaves the
+			// list.
+			const steward = "urn:li:ownershipType:__system__data_steward"
+			s.govData(t, s.admin, del, map[string]any{"urn": steward})
+			if got, want := list(), `["Business Owner","None","Technical Owner"] 3`; got != want {
+				t.Errorf("ownership types after a system one was deleted = %s, want %s", got, want)
+			}
+			d = s.govData(t, s.admin, `query($u: String!) { entity(urn: $u) { ... on OwnershipTypeEntity { info { name } status { removed } } } }`, map[string]any{"u": steward})
+			if got := asJSON(d); got != `{"entity":{"info":{"name":"Data Steward"},"status":{"removed":true}}}` {
+				t.Errorf("data steward after its delete = %s", got)
 			}
 		})
 	}

@@ -476,22 +476,6 @@ func (r *queryResolver) GetRootGlossaryTerms(ctx context.Context, in model.GetRo
 // IsAnalyticsEnabled is false: catalogd has no analytics dashboards.
 func (r *queryResolver) IsAnalyticsEnabled(context.Context) (bool, error) { return false, nil }
 
-// ListOwnershipTypes lists the ownership types, by name.
-func (r *queryResolver) ListOwnershipTypes(ctx context.Context, in model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
-	if len(in.Filters) > 0 {
-		return nil, invalidf("ownership types cannot be filtered")
-	}
-	urns, s, total, err := r.storedList(ctx, "urn:li:ownershipType:", "ownershipTypeInfo", in.Query, in.Start, in.Count, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := &model.ListOwnershipTypesResult{Start: s, Count: len(urns), Total: total, OwnershipTypes: []*model.OwnershipTypeEntity{}}
-	for _, u := range urns {
-		out.OwnershipTypes = append(out.OwnershipTypes, &model.OwnershipTypeEntity{Urn: u})
-	}
-	return out, nil
-}
-
 // ListRoles lists DataHub's roles, by name.
 func (r *queryResolver) ListRoles(ctx context.Context, in model.ListRolesInput) (*model.ListRolesResult, error) {
 	urns, s, total, err := r.storedList(ctx, "urn:li:dataHubRole:", "dataHubRoleInfo", in.Query, in.Start, in.Count, nil)

@@ -357,6 +357,61 @@ func systemOwnershipType(urn string) bool {
 	return strings.HasPrefix(urnPart(urn, 0), "__system__")
 }
 
+// ListOwnershipTypes lists the ownership types by name, leaving out those
+// marked removed, as DataHub's search does.
+func (r *queryResolver) ListOwnershipTypes(ctx context.Context, in model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
+	if len(in.Filters) > 0 {
+		return nil, invalidf("ownership types cannot be filtered")
+	}
+	const prefix = "urn:li:ownershipType:"
+	removed := map[string]bool{}
+	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: prefix + "%", Aspect: "status", Limit: maxRelated})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range rows {
+		var st struct {
+			Removed bool `json:"removed"`
+		}
+		if err := jsonUnmarshal(a.Value, &st); err != nil {
+			return nil, err
+		}
+		removed[a.URN] = st.Removed
+	}
+	rows, err = r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: prefix + "%", Aspect: "ownershipTypeInfo", Limit: maxRelated})
+	if err != nil {
+		return nil, err
+	}
+	q := strings.ToLower(strings.TrimSpace(deref(in.Query)))
+	type item struct{ urn, name string }
+	var kept []item
+	for _, a := range rows {
+		var info struct {
+			Name string `json:"name"`
+		}
+		if err := jsonUnmarshal(a.Value, &info); err != nil {
+			return nil, err
+		}
+		if removed[a.URN] || (q != "" && q != "*" && !strings.Contains(strings.ToLower(info.Name), q)) {
+			continue
+		}
+		kept = append(kept, item{a.URN, info.Name})
+	}
+	slices.SortFunc(kept, func(a, b item) int { return strings.Compare(a.name, b.name) })
+	start, count := page(in.Start, in.Count, 20)
+	out := &model.ListOwnershipTypesResult{Start: start, Total: len(kept), OwnershipTypes: []*model.OwnershipTypeEntity{}}
+	for _, it := range window(kept, start, count) {
+		out.OwnershipTypes = append(out.OwnershipTypes, &model.OwnershipTypeEntity{Urn: it.urn})
+	}
+	out.Count = len(out.OwnershipTypes)
+	urns := make([]string, len(out.OwnershipTypes))
+	for i, o := range out.OwnershipTypes {
+		urns[i] = o.Urn
+	}
+	r.loaderOf(ctx).Want(urns...)
+	return out, nil
+}
+
 // CreateOwnershipType creates a custom ownership type with a new id.
 func (r *mutationResolver) CreateOwnershipType(ctx context.Context, in model.CreateOwnershipTypeInput) (*model.OwnershipTypeEntity, error) {
 	if err := r.requirePlatform(ctx, "manage ownership types", privManageOwnershipTypes); err != nil {
