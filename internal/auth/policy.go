@@ -66,6 +66,9 @@ type policy struct {
 	allUsers   bool
 	allGroups  bool
 	owners     bool
+	// ownerTypes, when not nil, limits owners to those of these ownership
+	// types (resourceOwnersTypes).
+	ownerTypes map[string]bool
 	res        resourceFilter
 }
 
@@ -163,6 +166,29 @@ type resourceFields struct {
 	r      Resource
 	loaded map[string][]string
 	walked map[string]bool // fields whose values include their ancestors
+	// ownerTypes holds the ownership type URN of each owner, in the order
+	// of loaded[fieldOwner].
+	ownerTypes []string
+}
+
+// ownedBy reports whether actor, or a group of pr, owns the resource under
+// one of the ownership types of some policy in types (a nil set: any type).
+func (f *resourceFields) ownedBy(ctx context.Context, actor string, pr *principal, types []map[string]bool) (bool, error) {
+	owners, err := f.values(ctx, fieldOwner)
+	if err != nil {
+		return false, err
+	}
+	for i, o := range owners {
+		if o != actor && !pr.groups[o] {
+			continue
+		}
+		for _, set := range types {
+			if set == nil || set[f.ownerTypes[i]] {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 func (f *resourceFields) values(ctx context.Context, field string) ([]string, error) {
@@ -201,7 +227,8 @@ type resourceAspects struct {
 	} `json:"tags"`
 	Container string `json:"container"`
 	Owners    []struct {
-		Owner string `json:"owner"`
+		Owner   string `json:"owner"`
+		TypeURN string `json:"typeUrn"`
 	} `json:"owners"`
 	Instance     string   `json:"instance"`
 	ParentDomain string   `json:"parentDomain"`
@@ -236,6 +263,7 @@ func (f *resourceFields) load(ctx context.Context) error {
 		}
 		for _, o := range v.Owners {
 			out[fieldOwner] = append(out[fieldOwner], o.Owner)
+			f.ownerTypes = append(f.ownerTypes, o.TypeURN)
 		}
 		if v.Container != "" {
 			out[fieldContainer] = append(out[fieldContainer], v.Container)
@@ -294,6 +322,9 @@ type policyInfo struct {
 		AllUsers       bool     `json:"allUsers"`
 		AllGroups      bool     `json:"allGroups"`
 		ResourceOwners bool     `json:"resourceOwners"`
+		// ResourceOwnersTypes limits resourceOwners to owners of these
+		// ownership types.
+		ResourceOwnersTypes []string `json:"resourceOwnersTypes"`
 	} `json:"actors"`
 	Resources *struct {
 		Type         string        `json:"type"`
@@ -333,6 +364,9 @@ func compile(urn string, raw []byte) (*policy, error) {
 		urn: urn, platform: strings.EqualFold(in.Type, "PLATFORM"), privileges: set(in.Privileges),
 		users: set(in.Actors.Users), groups: set(in.Actors.Groups), roles: set(in.Actors.Roles),
 		allUsers: in.Actors.AllUsers, allGroups: in.Actors.AllGroups, owners: in.Actors.ResourceOwners,
+	}
+	if len(in.Actors.ResourceOwnersTypes) > 0 {
+		p.ownerTypes = set(in.Actors.ResourceOwnersTypes)
 	}
 	r := in.Resources
 	p.unscoped = r == nil
@@ -566,7 +600,9 @@ func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs .
 	if err != nil {
 		return false, err
 	}
-	ownerCheck := false
+	// The ownership types of the owner policies that would grant, nil
+	// for any type.
+	var ownerTypes []map[string]bool
 	fields := &resourceFields{s: s, r: r}
 	for _, priv := range privs {
 		for _, p := range snap.byPrivilege[priv] {
@@ -586,23 +622,14 @@ func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs .
 			if applies {
 				return true, nil
 			}
-			ownerCheck = true
+			ownerTypes = append(ownerTypes, p.ownerTypes)
 		}
 	}
-	if !ownerCheck {
+	if len(ownerTypes) == 0 {
 		return false, nil
 	}
 	// Only now, on the path that would otherwise deny, read the owners.
-	owners, err := fields.values(ctx, fieldOwner)
-	if err != nil {
-		return false, err
-	}
-	for _, o := range owners {
-		if o == actor || pr.groups[o] {
-			return true, nil
-		}
-	}
-	return false, nil
+	return fields.ownedBy(ctx, actor, pr, ownerTypes)
 }
 
 // GrantedPrivileges lists, sorted, every privilege the active policies give
@@ -624,8 +651,6 @@ func (s *Service) GrantedPrivileges(ctx context.Context, actor string, r *Resour
 	}
 	fields := &resourceFields{s: s, r: res}
 	granted := map[string]bool{}
-	var owners []string
-	ownersRead := false
 	for _, p := range snap.all {
 		applies := p.appliesTo(actor, pr)
 		if !applies && !(p.owners && res.URN != "") {
@@ -643,13 +668,11 @@ func (s *Service) GrantedPrivileges(ctx context.Context, actor string, r *Resour
 			}
 		}
 		if !applies {
-			if !ownersRead {
-				if owners, err = fields.values(ctx, fieldOwner); err != nil {
-					return nil, err
-				}
-				ownersRead = true
+			owned, err := fields.ownedBy(ctx, actor, pr, []map[string]bool{p.ownerTypes})
+			if err != nil {
+				return nil, err
 			}
-			if !slices.ContainsFunc(owners, func(o string) bool { return o == actor || pr.groups[o] }) {
+			if !owned {
 				continue
 			}
 		}
