@@ -480,6 +480,38 @@ func TestGovernanceOwnershipTypes(t *testing.T) {
 				t.Errorf("owners of b after a delete without references = %s, want %s", got, want)
 			}
 
+			// batchAddOwners and batchRemoveOwners change every resource or
+			// none.
+			const business = "urn:li:ownershipType:__system__business_owner"
+			refs := []any{map[string]any{"resourceUrn": dsA}, map[string]any{"resourceUrn": dsB}}
+			lee := []any{map[string]any{"ownerUrn": "urn:li:corpuser:lee", "ownerEntityType": "CORP_USER"}}
+			s.wantError(t, s.admin, ops.text(t, "batchAddOwners"), map[string]any{"input": map[string]any{"owners": lee, "ownershipTypeUrn": business,
+				"resources": append(refs, map[string]any{"resourceUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,nope,PROD)"})}}, "BAD_REQUEST", "does not exist")
+			s.wantError(t, reader, ops.text(t, "batchAddOwners"), map[string]any{"input": map[string]any{"owners": lee, "resources": refs}}, "UNAUTHORIZED", "Unauthorized")
+			if got, want := owners(dsA)+owners(dsB), `["urn:li:corpuser:joe"]["urn:li:corpuser:kim"]`; got != want {
+				t.Errorf("owners after a failed batchAddOwners = %s, want %s", got, want)
+			}
+			s.govData(t, s.admin, ops.text(t, "batchAddOwners"), map[string]any{"input": map[string]any{"owners": lee, "ownershipTypeUrn": business, "resources": refs}})
+			if got, want := owners(dsA)+owners(dsB), `["urn:li:corpuser:joe","urn:li:corpuser:lee"]["urn:li:corpuser:kim","urn:li:corpuser:lee"]`; got != want {
+				t.Errorf("owners after batchAddOwners = %s, want %s", got, want)
+			}
+			d = s.govData(t, s.admin, `query($u: String!) { dataset(urn: $u) { ownership { owners { owner { ... on CorpUser { urn } } ownershipType { urn } } } } }`, map[string]any{"u": dsB})
+			if got, _ := pick(d, []string{"dataset", "ownership", "owners", "1", "ownershipType", "urn"}); got != business {
+				t.Errorf("type of the owner added = %v, want %s", got, business)
+			}
+			// Removing lee as a technical owner removes nothing; as a
+			// business owner, lee goes.
+			s.govData(t, s.admin, ops.text(t, "batchRemoveOwners"), map[string]any{"input": map[string]any{"ownerUrns": []string{"urn:li:corpuser:lee"},
+				"ownershipTypeUrn": "urn:li:ownershipType:__system__technical_owner", "resources": refs}})
+			if got, want := owners(dsA)+owners(dsB), `["urn:li:corpuser:joe","urn:li:corpuser:lee"]["urn:li:corpuser:kim","urn:li:corpuser:lee"]`; got != want {
+				t.Errorf("owners after removing technical owners = %s, want %s", got, want)
+			}
+			s.govData(t, s.admin, ops.text(t, "batchRemoveOwners"), map[string]any{"input": map[string]any{"ownerUrns": []string{"urn:li:corpuser:lee"},
+				"ownershipTypeUrn": business, "resources": refs}})
+			if got, want := owners(dsA)+owners(dsB), `["urn:li:corpuser:joe"]["urn:li:corpuser:kim"]`; got != want {
+				t.Errorf("owners after batchRemoveOwners = %s, want %s", got, want)
+			}
+
 			// A system type is marked removed, never deleted, and leaves the
 			// list.
 			const steward = "urn:li:ownershipType:__system__data_steward"

@@ -310,18 +310,6 @@ func (MutationUnsupported) UpdateTag(ctx context.Context, urn string, input mode
 	return zero, model.Unsupported("Mutation.updateTag")
 }
 
-// BatchAddOwners is not served by catalogd.
-func (MutationUnsupported) BatchAddOwners(ctx context.Context, input model.BatchAddOwnersInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchAddOwners")
-}
-
-// BatchRemoveOwners is not served by catalogd.
-func (MutationUnsupported) BatchRemoveOwners(ctx context.Context, input model.BatchRemoveOwnersInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchRemoveOwners")
-}
-
 // AddLink is not served by catalogd.
 func (MutationUnsupported) AddLink(ctx context.Context, input model.AddLinkInput) (*bool, error) {
 	var zero *bool

@@ -34,7 +34,8 @@
 // keyed so.
 //
 // Authorization follows DataHub's policy model: dataHubPolicy entities grant
-// privileges to users, groups, roles, all users or a resource's owners, over
+// privileges to users, groups, roles (a user's own or their groups'), all
+// users or a resource's owners (of given ownership types, when named), over
 // all resources or those a filter selects. A filter's criteria all hold
 // (EQUALS, STARTS_WITH or NOT_EQUALS any of their values) on the resource's
 // type, URN, owners, tags, platform instance, a user's groups, domains and

@@ -562,6 +562,20 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 	if err := r.mustExist(ctx, resource); err != nil {
 		return nil, err
 	}
+	p, err := ownersAdded(ctx, resource, owners, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.write(ctx, p); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// ownersAdded is the edit of resource's ownership that adds owners, each
+// of its own ownership type, else of defaultType, else of its legacy type
+// (technical owner when none).
+func ownersAdded(ctx context.Context, resource string, owners []*model.OwnerInput, defaultType string) (catalog.Proposal, error) {
 	add := make([]models.Owner, 0, len(owners))
 	for _, in := range owners {
 		want := "corpuser"
@@ -569,7 +583,7 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 			want = "corpGroup"
 		}
 		if urnType(in.OwnerUrn) != want {
-			return nil, invalidf("owner %s is not a %s URN", in.OwnerUrn, want)
+			return catalog.Proposal{}, invalidf("owner %s is not a %s URN", in.OwnerUrn, want)
 		}
 		typ := model.OwnershipTypeTechnicalOwner
 		if in.Type != nil {
@@ -577,12 +591,15 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 		}
 		typeURN := deref(in.OwnershipTypeUrn)
 		if typeURN == "" {
+			typeURN = defaultType
+		}
+		if typeURN == "" {
 			typeURN = "urn:li:ownershipType:__system__" + lower(string(typ))
 		}
 		add = append(add, models.Owner{Owner: in.OwnerUrn, Type: models.OwnershipType(typ), TypeUrn: ptr(typeURN)})
 	}
 	st := stamp(ctx)
-	err := r.write(ctx, edited(resource, "ownership", func(o *models.Ownership, _ bool) bool {
+	return edited(resource, "ownership", func(o *models.Ownership, _ bool) bool {
 		if o.Owners == nil {
 			o.Owners = []models.Owner{}
 		}
@@ -596,11 +613,7 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 		}
 		o.LastModified = &st
 		return true
-	}))
-	if err != nil {
-		return nil, err
-	}
-	return yes, nil
+	}), nil
 }
 
 func lower(s string) string {
@@ -618,21 +631,67 @@ func (r *mutationResolver) RemoveOwner(ctx context.Context, in model.RemoveOwner
 	if err := r.mustExist(ctx, in.ResourceUrn); err != nil {
 		return nil, err
 	}
+	if err := r.write(ctx, ownersRemoved(ctx, in.ResourceUrn, []string{in.OwnerUrn}, deref(in.OwnershipTypeUrn))); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// ownersRemoved is the edit of resource's ownership that removes owners (of
+// one ownership type, when typeURN is not empty).
+func ownersRemoved(ctx context.Context, resource string, owners []string, typeURN string) catalog.Proposal {
 	st := stamp(ctx)
-	err := r.write(ctx, edited(in.ResourceUrn, "ownership", func(o *models.Ownership, found bool) bool {
+	return edited(resource, "ownership", func(o *models.Ownership, found bool) bool {
 		if !found {
 			return false
 		}
 		o.Owners = slices.DeleteFunc(o.Owners, func(ow models.Owner) bool {
-			return ow.Owner == in.OwnerUrn && (deref(in.OwnershipTypeUrn) == "" || deref(ow.TypeUrn) == *in.OwnershipTypeUrn)
+			return slices.Contains(owners, ow.Owner) && (typeURN == "" || deref(ow.TypeUrn) == typeURN)
 		})
 		if o.Owners == nil {
 			o.Owners = []models.Owner{}
 		}
 		o.LastModified = &st
 		return true
-	}))
-	if err != nil {
+	})
+}
+
+// BatchAddOwners adds owners to every resource, in one write: all or none.
+func (r *mutationResolver) BatchAddOwners(ctx context.Context, in model.BatchAddOwnersInput) (*bool, error) {
+	var props []catalog.Proposal
+	for _, res := range in.Resources {
+		if res == nil {
+			continue
+		}
+		if err := r.mustExist(ctx, res.ResourceUrn); err != nil {
+			return nil, err
+		}
+		p, err := ownersAdded(ctx, res.ResourceUrn, in.Owners, deref(in.OwnershipTypeUrn))
+		if err != nil {
+			return nil, err
+		}
+		props = append(props, p)
+	}
+	if err := r.write(ctx, props...); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// BatchRemoveOwners removes owners (of one ownership type, when given) from
+// every resource, in one write.
+func (r *mutationResolver) BatchRemoveOwners(ctx context.Context, in model.BatchRemoveOwnersInput) (*bool, error) {
+	var props []catalog.Proposal
+	for _, res := range in.Resources {
+		if res == nil {
+			continue
+		}
+		if err := r.mustExist(ctx, res.ResourceUrn); err != nil {
+			return nil, err
+		}
+		props = append(props, ownersRemoved(ctx, res.ResourceUrn, in.OwnerUrns, deref(in.OwnershipTypeUrn)))
+	}
+	if err := r.write(ctx, props...); err != nil {
 		return nil, err
 	}
 	return yes, nil
