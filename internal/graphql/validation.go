@@ -16,9 +16,10 @@ import (
 //	Validation error (FieldUndefined@[corpUser/foo]) : Field 'foo' in type 'CorpUser' is undefined
 //	Validation error (UnknownType) : Unknown type 'FooInput'
 //
-// The part in brackets is the path of field names from the operation (or
-// fragment) down to the place of the error, left out with its "@" where
-// there is none (a variable's type, a fragment's type condition). The
+// The part in brackets is the path of field names (not aliases) from the
+// operation down to the place of the error, or from a fragment definition,
+// whose name comes first; it is left out with its "@" where there is none
+// (a variable's type). The
 // validator gqlgen uses words these errors its own way; javaWording rewrites
 // the two kinds clients look for and leaves every other error as it is.
 
@@ -58,9 +59,10 @@ func javaWording(query string, errs gqlerror.List) {
 	}
 }
 
-// fieldPaths maps the position of every field and inline fragment of query
-// to its path: the names of the fields from the top of its operation or
-// fragment definition down to it, the field itself included.
+// fieldPaths maps the position of every field, inline fragment and fragment
+// definition of query to its path: the names of the fields from the top of
+// its operation down to it, the field itself included, after the name of
+// the fragment definition it is in.
 func fieldPaths(query string) map[ast.Position][]string {
 	doc, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil {
@@ -88,8 +90,12 @@ func fieldPaths(query string) map[ast.Position][]string {
 	for _, op := range doc.Operations {
 		walk(op.SelectionSet, nil)
 	}
+	// graphql-java names a fragment definition in the paths inside it.
 	for _, f := range doc.Fragments {
-		walk(f.SelectionSet, nil)
+		if f.Position != nil {
+			out[key(f.Position)] = []string{f.Name}
+		}
+		walk(f.SelectionSet, []string{f.Name})
 	}
 	return out
 }
