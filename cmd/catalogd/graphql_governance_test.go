@@ -226,7 +226,15 @@ func TestGovernanceDomains(t *testing.T) {
 				t.Errorf("entities of payments = %v, want 1", n)
 			}
 			s.wantError(t, reader, del, map[string]any{"urn": payments}, "UNAUTHORIZED", "Unauthorized")
-			if d := s.govData(t, s.admin, del, map[string]any{"urn": payments}); d["deleteDomain"] != true {
+			// A manager of domains deletes one, and the dataset leaves it,
+			// without any right to edit the dataset.
+			s.govData(t, s.admin, ops.text(t, "updatePolicy"), map[string]any{"urn": "urn:li:dataHubPolicy:reader-manages-domains", "input": map[string]any{
+				"type": "PLATFORM", "name": "Reader manages domains", "state": "ACTIVE", "privileges": []string{"MANAGE_DOMAINS"},
+				"actors": map[string]any{"users": []string{"urn:li:corpuser:reader"}, "resourceOwners": false, "allUsers": false, "allGroups": false}}})
+			if code, _ := s.call(t, bearer(reader), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", ds, "status", map[string]any{"removed": false})}); code != 403 {
+				t.Fatalf("the manager of domains may edit the dataset (%d): the test proves nothing", code)
+			}
+			if d := s.govData(t, reader, del, map[string]any{"urn": payments}); d["deleteDomain"] != true {
 				t.Fatalf("deleteDomain = %v", d)
 			}
 			d = s.govData(t, s.admin, `query($u: String!) { dataset(urn: $u) { domain { domain { urn } } } }`, map[string]any{"u": ds})

@@ -167,7 +167,7 @@ func (r *mutationResolver) DeleteDomain(ctx context.Context, urn string) (*bool,
 	if err != nil {
 		return nil, err
 	}
-	props := []catalog.Proposal{{EntityType: "domain", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "domainKey"}}
+	var props []catalog.Proposal
 	for _, src := range refs {
 		props = append(props, edited(src, "domains", func(m *map[string]any, found bool) bool {
 			if !found || *m == nil {
@@ -177,10 +177,27 @@ func (r *mutationResolver) DeleteDomain(ctx context.Context, urn string) (*bool,
 			return true
 		}))
 	}
-	if err := r.write(ctx, props...); err != nil {
+	del := catalog.Proposal{EntityType: "domain", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "domainKey"}
+	if err := r.deleteWithReferences(ctx, del, props); err != nil {
 		return nil, err
 	}
 	return yes, nil
+}
+
+// deleteWithReferences deletes an entity as the caller and then, as the
+// system, takes it out of the aspects that name it (refs). As in DataHub,
+// the references go whether or not the caller may edit the entities that
+// hold them: being allowed to delete a domain is being allowed to empty it.
+func (r *Resolver) deleteWithReferences(ctx context.Context, del catalog.Proposal, refs []catalog.Proposal) error {
+	if err := r.write(ctx, del); err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	res, err := r.ingest.Ingest(ctx, catalog.SystemActor, refs)
+	r.loaderOf(ctx).forget(res.URNs...)
+	return err
 }
 
 // BatchSetDomain puts every resource in the domain, or out of any domain
@@ -496,7 +513,7 @@ func (r *mutationResolver) DeleteOwnershipType(ctx context.Context, urn string, 
 		// Nothing to delete: DataHub answers true too.
 		return yes, nil
 	}
-	props := []catalog.Proposal{{EntityType: "ownershipType", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "ownershipTypeKey"}}
+	var props []catalog.Proposal
 	if deleteReferences == nil || *deleteReferences {
 		refs, err := r.referencing(ctx, urn, "ownershipType", "ownership")
 		if err != nil {
@@ -515,7 +532,8 @@ func (r *mutationResolver) DeleteOwnershipType(ctx context.Context, urn string, 
 			}))
 		}
 	}
-	if err := r.write(ctx, props...); err != nil {
+	del := catalog.Proposal{EntityType: "ownershipType", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "ownershipTypeKey"}
+	if err := r.deleteWithReferences(ctx, del, props); err != nil {
 		return nil, err
 	}
 	return yes, nil

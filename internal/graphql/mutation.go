@@ -274,7 +274,7 @@ func (r *mutationResolver) DeleteGlossaryEntity(ctx context.Context, urn string)
 	if ent == nil {
 		return nil, invalidf("unknown entity type in %s", urn)
 	}
-	props := []catalog.Proposal{{EntityType: ent.Name, EntityURN: urn, ChangeType: catalog.Delete, AspectName: ent.KeyAspect}}
+	var props []catalog.Proposal
 	for _, ref := range glossaryReferences {
 		srcs, err := r.referencing(ctx, urn, ref.rel, ref.aspect)
 		if err != nil {
@@ -290,7 +290,8 @@ func (r *mutationResolver) DeleteGlossaryEntity(ctx context.Context, urn string)
 			}))
 		}
 	}
-	if err := r.write(ctx, props...); err != nil {
+	del := catalog.Proposal{EntityType: ent.Name, EntityURN: urn, ChangeType: catalog.Delete, AspectName: ent.KeyAspect}
+	if err := r.deleteWithReferences(ctx, del, props); err != nil {
 		return nil, err
 	}
 	return yes, nil
