@@ -967,3 +967,39 @@ func pickOr(v any, key string) any {
 	got, _ := pick(v, []string{key})
 	return got
 }
+
+// TestGovernanceBootstrapKeepsEdits restarts a server on its store: the
+// roles and system ownership types are not written again over what was
+// changed, nor a removed one brought back.
+func TestGovernanceBootstrapKeepsEdits(t *testing.T) {
+	ops := loadUIOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			// The store outlives the first server's test.
+			dir := t.TempDir()
+			args := append(append([]string{}, st.args...), "--data-dir", dir)
+			types := func(s *authServer) string {
+				t.Helper()
+				d := s.govData(t, s.admin, ops.text(t, "listOwnershipTypes"), map[string]any{"input": map[string]any{"start": 0, "count": 20}})
+				names, _ := pick(d, []string{"listOwnershipTypes", "ownershipTypes", "*", "info", "name"})
+				return asJSON(names)
+			}
+			t.Run("first start", func(t *testing.T) {
+				s := startAuthServer(t, args...)
+				s.govData(t, s.admin, ops.text(t, "updateOwnershipType"), map[string]any{"urn": "urn:li:ownershipType:__system__technical_owner", "input": map[string]any{"name": "Engineer"}})
+				s.govData(t, s.admin, ops.text(t, "deleteOwnershipType"), map[string]any{"urn": "urn:li:ownershipType:__system__none"})
+				if got, want := types(s), `["Business Owner","Data Steward","Engineer"]`; got != want {
+					t.Errorf("ownership types = %s, want %s", got, want)
+				}
+			})
+			s := startAuthServer(t, args...)
+			if got, want := types(s), `["Business Owner","Data Steward","Engineer"]`; got != want {
+				t.Errorf("ownership types after a restart = %s, want %s", got, want)
+			}
+			d := s.govData(t, s.admin, ops.text(t, "listRoles"), map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(d, []string{"listRoles", "total"}); got != float64(3) {
+				t.Errorf("roles after a restart = %s", asJSON(d))
+			}
+		})
+	}
+}
