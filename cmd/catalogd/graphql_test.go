@@ -483,13 +483,17 @@ func TestGraphQLMutations(t *testing.T) {
 	if d := must(`mutation { createGroup(input: {id: "analysts", name: "Analysts", description: "People who count"}) }`); d["createGroup"] != "urn:li:corpGroup:analysts" {
 		t.Fatalf("createGroup = %v", d)
 	}
+	for _, u := range []string{"urn:li:corpuser:jdoe", "urn:li:corpuser:bob"} {
+		ingestProposal(t, srv, "corpuser", u, "corpUserInfo", `{"active": true}`)
+	}
 	must(`mutation { addGroupMembers(input: {groupUrn: "urn:li:corpGroup:analysts", userUrns: ["urn:li:corpuser:jdoe", "urn:li:corpuser:bob"]}) }`)
 	must(`mutation { removeGroupMembers(input: {groupUrn: "urn:li:corpGroup:analysts", userUrns: ["urn:li:corpuser:bob"]}) }`)
 	d = must(`mutation { updateCorpGroupProperties(urn: "urn:li:corpGroup:analysts", input: {slack: "#analysts"}) { urn name properties { displayName description } editableProperties { slack } } }`)
 	if got, want := asJSON(d), `{"updateCorpGroupProperties":{"editableProperties":{"slack":"#analysts"},"name":"analysts","properties":{"description":"People who count","displayName":"Analysts"},"urn":"urn:li:corpGroup:analysts"}}`; got != want {
 		t.Errorf("updateCorpGroupProperties = %s\nwant %s", got, want)
 	}
-	d = must(`{ corpGroup(urn: "urn:li:corpGroup:analysts") { relationships(input: {types: ["IsMemberOfGroup"], direction: INCOMING}) { total relationships { entity { urn } } } } }`)
+	// Members added here are native members, as DataHub's app reads them.
+	d = must(`{ corpGroup(urn: "urn:li:corpGroup:analysts") { relationships(input: {types: ["IsMemberOfNativeGroup"], direction: INCOMING}) { total relationships { entity { urn } } } } }`)
 	if got := asJSON(d); got != `{"corpGroup":{"relationships":{"relationships":[{"entity":{"urn":"urn:li:corpuser:jdoe"}}],"total":1}}}` {
 		t.Errorf("group members = %s", got)
 	}

@@ -310,18 +310,6 @@ func (MutationUnsupported) UpdateTag(ctx context.Context, urn string, input mode
 	return zero, model.Unsupported("Mutation.updateTag")
 }
 
-// BatchAddOwners is not served by catalogd.
-func (MutationUnsupported) BatchAddOwners(ctx context.Context, input model.BatchAddOwnersInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchAddOwners")
-}
-
-// BatchRemoveOwners is not served by catalogd.
-func (MutationUnsupported) BatchRemoveOwners(ctx context.Context, input model.BatchRemoveOwnersInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchRemoveOwners")
-}
-
 // AddLink is not served by catalogd.
 func (MutationUnsupported) AddLink(ctx context.Context, input model.AddLinkInput) (*bool, error) {
 	var zero *bool
@@ -332,30 +320,6 @@ func (MutationUnsupported) AddLink(ctx context.Context, input model.AddLinkInput
 func (MutationUnsupported) RemoveLink(ctx context.Context, input model.RemoveLinkInput) (*bool, error) {
 	var zero *bool
 	return zero, model.Unsupported("Mutation.removeLink")
-}
-
-// UpdateUserStatus is not served by catalogd.
-func (MutationUnsupported) UpdateUserStatus(ctx context.Context, urn string, status model.CorpUserStatus) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.updateUserStatus")
-}
-
-// MoveDomain is not served by catalogd.
-func (MutationUnsupported) MoveDomain(ctx context.Context, input model.MoveDomainInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.moveDomain")
-}
-
-// DeleteDomain is not served by catalogd.
-func (MutationUnsupported) DeleteDomain(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteDomain")
-}
-
-// BatchSetDomain is not served by catalogd.
-func (MutationUnsupported) BatchSetDomain(ctx context.Context, input model.BatchSetDomainInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchSetDomain")
 }
 
 // CreateERModelRelationship is not served by catalogd.
@@ -382,40 +346,10 @@ func (MutationUnsupported) DeleteAssertion(ctx context.Context, urn string) (*bo
 	return zero, model.Unsupported("Mutation.deleteAssertion")
 }
 
-// AddRelatedTerms is not served by catalogd.
-func (MutationUnsupported) AddRelatedTerms(ctx context.Context, input model.RelatedTermsInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.addRelatedTerms")
-}
-
-// RemoveRelatedTerms is not served by catalogd.
-func (MutationUnsupported) RemoveRelatedTerms(ctx context.Context, input model.RelatedTermsInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.removeRelatedTerms")
-}
-
 // BatchUpdateSoftDeleted is not served by catalogd.
 func (MutationUnsupported) BatchUpdateSoftDeleted(ctx context.Context, input model.BatchUpdateSoftDeletedInput) (*bool, error) {
 	var zero *bool
 	return zero, model.Unsupported("Mutation.batchUpdateSoftDeleted")
-}
-
-// UpdateCorpUserViewsSettings is not served by catalogd.
-func (MutationUnsupported) UpdateCorpUserViewsSettings(ctx context.Context, input model.UpdateCorpUserViewsSettingsInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateCorpUserViewsSettings")
-}
-
-// UpdateUserSetting is not served by catalogd.
-func (MutationUnsupported) UpdateUserSetting(ctx context.Context, input model.UpdateUserSettingInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateUserSetting")
-}
-
-// BatchAssignRole is not served by catalogd.
-func (MutationUnsupported) BatchAssignRole(ctx context.Context, input model.BatchAssignRoleInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchAssignRole")
 }
 
 // CreatePost is not served by catalogd.
@@ -524,24 +458,6 @@ func (MutationUnsupported) DeleteApplication(ctx context.Context, urn string) (*
 func (MutationUnsupported) BatchSetApplication(ctx context.Context, input model.BatchSetApplicationInput) (*bool, error) {
 	var zero *bool
 	return zero, model.Unsupported("Mutation.batchSetApplication")
-}
-
-// CreateOwnershipType is not served by catalogd.
-func (MutationUnsupported) CreateOwnershipType(ctx context.Context, input model.CreateOwnershipTypeInput) (*model.OwnershipTypeEntity, error) {
-	var zero *model.OwnershipTypeEntity
-	return zero, model.Unsupported("Mutation.createOwnershipType")
-}
-
-// UpdateOwnershipType is not served by catalogd.
-func (MutationUnsupported) UpdateOwnershipType(ctx context.Context, urn string, input model.UpdateOwnershipTypeInput) (*model.OwnershipTypeEntity, error) {
-	var zero *model.OwnershipTypeEntity
-	return zero, model.Unsupported("Mutation.updateOwnershipType")
-}
-
-// DeleteOwnershipType is not served by catalogd.
-func (MutationUnsupported) DeleteOwnershipType(ctx context.Context, urn string, deleteReferences *bool) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteOwnershipType")
 }
 
 // SubmitFormPrompt is not served by catalogd.

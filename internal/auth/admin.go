@@ -18,14 +18,19 @@ type Stored struct {
 // adminKind describes an entity only a platform privilege manages.
 type adminKind struct {
 	entity, prefix, infoAspect, keyAspect, privilege, what string
+	// upsert lets a write name a URN that does not exist yet, creating the
+	// entity there: DataHub's policy resolver does, and its terraform
+	// provider creates policies that way, at a URN of its choosing.
+	upsert bool
 }
 
 var (
-	policies = adminKind{"dataHubPolicy", policyPrefix, "dataHubPolicyInfo", "dataHubPolicyKey", PrivManagePolicies, "policies"}
-	sources  = adminKind{"dataHubIngestionSource", "urn:li:dataHubIngestionSource:", "dataHubIngestionSourceInfo", "dataHubIngestionSourceKey", PrivManageIngestion, "ingestion sources"}
+	policies = adminKind{"dataHubPolicy", policyPrefix, "dataHubPolicyInfo", "dataHubPolicyKey", PrivManagePolicies, "policies", true}
+	sources  = adminKind{"dataHubIngestionSource", "urn:li:dataHubIngestionSource:", "dataHubIngestionSourceInfo", "dataHubIngestionSourceKey", PrivManageIngestion, "ingestion sources", false}
 )
 
-// put creates (urn empty: a new id) or replaces (urn must exist) the info
+// put creates (urn empty: a new id) or replaces (urn must exist unless the
+// kind upserts) the info
 // aspect of an administrative entity, through the ingest pipeline, so the
 // write is versioned, indexed and audited.
 func (s *Service) put(ctx context.Context, k adminKind, caller, urn string, info any) (string, error) {
@@ -39,12 +44,14 @@ func (s *Service) put(ctx context.Context, k adminKind, caller, urn string, info
 		if err != nil || u.EntityType() != k.entity {
 			return "", catalog.Errorf(catalog.Invalid, "%q is not a %s URN", urn, k.entity)
 		}
-		m, err := s.db.LatestAspects(ctx, []string{urn}, []string{k.keyAspect})
-		if err != nil {
-			return "", fmt.Errorf("read %s: %w", urn, err)
-		}
-		if len(m[urn]) == 0 {
-			return "", catalog.Errorf(catalog.NotFound, "%s does not exist", urn)
+		if !k.upsert {
+			m, err := s.db.LatestAspects(ctx, []string{urn}, []string{k.keyAspect})
+			if err != nil {
+				return "", fmt.Errorf("read %s: %w", urn, err)
+			}
+			if len(m[urn]) == 0 {
+				return "", catalog.Errorf(catalog.NotFound, "%s does not exist", urn)
+			}
 		}
 	}
 	if _, err := s.ingest.Ingest(preauthorized(ctx), caller, []catalog.Proposal{proposal(k.entity, urn, k.infoAspect, info)}); err != nil {
@@ -74,7 +81,8 @@ func (s *Service) list(ctx context.Context, k adminKind, caller string) ([]Store
 	}
 }
 
-// PutPolicy creates (urn "") or replaces a policy; info is a
+// PutPolicy creates (urn "": with a new id) or creates or replaces the
+// policy urn; info is a
 // dataHubPolicyInfo value. It takes effect at once in this process.
 func (s *Service) PutPolicy(ctx context.Context, caller, urn string, info map[string]any) (string, error) {
 	info["lastUpdatedTimestamp"] = s.now().UnixMilli()

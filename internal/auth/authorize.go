@@ -41,13 +41,18 @@ var aspectPrivileges = map[string]string{
 // managerPrivileges are platform privileges that allow writing every entity
 // of a type (a glossary manager may edit any term).
 var managerPrivileges = map[string]string{
-	"tag":          PrivManageTags,
-	"glossaryTerm": PrivManageGlossaries,
-	"glossaryNode": PrivManageGlossaries,
-	"domain":       PrivManageDomains,
-	"corpuser":     PrivManageUsers,
-	"corpGroup":    PrivManageUsers,
+	"tag":           PrivManageTags,
+	"glossaryTerm":  PrivManageGlossaries,
+	"glossaryNode":  PrivManageGlossaries,
+	"domain":        PrivManageDomains,
+	"corpuser":      PrivManageUsers,
+	"corpGroup":     PrivManageUsers,
+	"ownershipType": "MANAGE_GLOBAL_OWNERSHIP_TYPES",
 }
+
+// selfAspects are the aspects of a user that the user may always write on
+// themselves: DataHub writes a user's own settings without a privilege.
+var selfAspects = map[string]bool{"corpUserSettings": true}
 
 // AuthorizeChanges implements ingest.Authorizer: every change of a request
 // must be allowed, or the whole request is refused with Forbidden.
@@ -70,12 +75,23 @@ func (s *Service) AuthorizeChanges(ctx context.Context, actor string, changes []
 		var privs []string
 		what := "modify entity " + c.URN
 		switch {
+		case selfAspects[c.Aspect] && c.URN == actor && !c.Key:
+			continue
 		case entityPrivileges[c.EntityType] != "":
 			privs = []string{entityPrivileges[c.EntityType]}
 		case c.Aspect == "corpUserCredentials":
 			privs = []string{PrivManageCredentials}
+		case c.Aspect == "roleMembership":
+			// A role grants what its policies do, so giving one is managing
+			// policies: an editor of a user must not make them an admin.
+			privs = []string{PrivManagePolicies}
 		case c.Deleted && c.Key:
+			// As in DataHub, a manager of domains (glossaries, tags...) may
+			// delete them.
 			privs = []string{PrivDeleteEntity}
+			if p := managerPrivileges[c.EntityType]; p != "" {
+				privs = append(privs, p)
+			}
 			what = "delete entity " + c.URN
 		default:
 			privs = []string{PrivEditEntity}

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/catalogd/catalogd/internal/auth"
@@ -93,5 +94,98 @@ func TestResourceCriteria(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGroupMembershipCriterion checks the GROUP_MEMBERSHIP field: a user
+// resource's groups, joined either way (groupMembership from ingestion,
+// nativeGroupMembership from DataHub's own UI).
+func TestGroupMembershipCriterion(t *testing.T) {
+	svc, ing := setup(t)
+	ctx := context.Background()
+	const (
+		admin   = "urn:li:corpuser:group-admin"
+		bob     = "urn:li:corpuser:bob"
+		carol   = "urn:li:corpuser:carol"
+		dave    = "urn:li:corpuser:dave"
+		finance = "urn:li:corpGroup:finance"
+	)
+	policy := map[string]any{"displayName": "finance profiles", "description": "test", "type": "METADATA", "state": "ACTIVE",
+		"privileges": []string{"EDIT_USER_PROFILE"}, "actors": map[string]any{"users": []string{admin}},
+		"resources": map[string]any{"filter": map[string]any{"criteria": []any{
+			map[string]any{"field": "GROUP_MEMBERSHIP", "condition": "EQUALS", "values": []string{finance}}}}}}
+	if _, err := ing.Ingest(ctx, auth.RootUser, []catalog.Proposal{
+		upsert("corpuser", bob, "groupMembership", map[string]any{"groups": []string{finance}}),
+		upsert("corpuser", carol, "nativeGroupMembership", map[string]any{"nativeGroups": []string{finance}}),
+		upsert("corpuser", dave, "corpUserInfo", map[string]any{"active": true}),
+		upsert("dataHubPolicy", "urn:li:dataHubPolicy:group-criterion", "dataHubPolicyInfo", policy),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	svc.InvalidatePolicies()
+	for _, c := range []struct {
+		urn  string
+		want bool
+	}{{bob, true}, {carol, true}, {dave, false}} {
+		got, err := svc.Allowed(ctx, admin, auth.Resource{Type: "corpuser", URN: c.urn}, "EDIT_USER_PROFILE")
+		if err != nil || got != c.want {
+			t.Errorf("Allowed(%s) = %v, %v; want %v", c.urn, got, err, c.want)
+		}
+	}
+}
+
+// TestResourceOwnersTypes checks that a policy for a resource's owners
+// limited to some ownership types grants only to owners of those types,
+// directly or through a group, and one without types to every owner.
+func TestResourceOwnersTypes(t *testing.T) {
+	svc, ing := setup(t)
+	ctx := context.Background()
+	const (
+		ds        = "urn:li:dataset:(urn:li:dataPlatform:hive,owned,PROD)"
+		business  = "urn:li:ownershipType:__system__business_owner"
+		technical = "urn:li:ownershipType:__system__technical_owner"
+		alice     = "urn:li:corpuser:alice" // technical owner
+		bob       = "urn:li:corpuser:bob"   // business owner
+		carol     = "urn:li:corpuser:carol" // in a group that is a business owner
+		dave      = "urn:li:corpuser:dave"  // owns nothing
+		stewards  = "urn:li:corpGroup:stewards"
+	)
+	owner := func(urn, typ string) map[string]any {
+		return map[string]any{"owner": urn, "type": "CUSTOM", "typeUrn": typ}
+	}
+	ownersPolicy := func(priv string, types []string) map[string]any {
+		actors := map[string]any{"resourceOwners": true}
+		if types != nil {
+			actors["resourceOwnersTypes"] = types
+		}
+		return map[string]any{"displayName": priv, "description": "test", "type": "METADATA", "state": "ACTIVE",
+			"privileges": []string{priv}, "actors": actors, "resources": map[string]any{"allResources": true}}
+	}
+	if _, err := ing.Ingest(ctx, auth.RootUser, []catalog.Proposal{
+		upsert("dataset", ds, "ownership", map[string]any{"owners": []any{owner(alice, technical), owner(bob, business), owner(stewards, business)}}),
+		upsert("corpuser", carol, "nativeGroupMembership", map[string]any{"nativeGroups": []string{stewards}}),
+		upsert("dataHubPolicy", "urn:li:dataHubPolicy:business-owners", "dataHubPolicyInfo", ownersPolicy("TEST_BUSINESS_OWNERS", []string{business})),
+		upsert("dataHubPolicy", "urn:li:dataHubPolicy:all-owners", "dataHubPolicyInfo", ownersPolicy("TEST_ALL_OWNERS", nil)),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	svc.InvalidatePolicies()
+	for _, c := range []struct {
+		user          string
+		business, all bool
+	}{{alice, false, true}, {bob, true, true}, {carol, true, true}, {dave, false, false}} {
+		for _, p := range []struct {
+			priv string
+			want bool
+		}{{"TEST_BUSINESS_OWNERS", c.business}, {"TEST_ALL_OWNERS", c.all}} {
+			got, err := svc.Allowed(ctx, c.user, auth.Resource{Type: "dataset", URN: ds}, p.priv)
+			if err != nil || got != p.want {
+				t.Errorf("Allowed(%s, %s) = %v, %v; want %v", c.user, p.priv, got, err, p.want)
+			}
+			privs, err := svc.GrantedPrivileges(ctx, c.user, &auth.Resource{Type: "dataset", URN: ds})
+			if err != nil || slices.Contains(privs, p.priv) != p.want {
+				t.Errorf("GrantedPrivileges(%s) = %v, %v; want %s: %v", c.user, privs, err, p.priv, p.want)
+			}
+		}
 	}
 }

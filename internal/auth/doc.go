@@ -34,13 +34,14 @@
 // keyed so.
 //
 // Authorization follows DataHub's policy model: dataHubPolicy entities grant
-// privileges to users, groups, roles, all users or a resource's owners, over
+// privileges to users, groups, roles (a user's own or their groups'), all
+// users or a resource's owners (of given ownership types, when named), over
 // all resources or those a filter selects. A filter's criteria all hold
 // (EQUALS, STARTS_WITH or NOT_EQUALS any of their values) on the resource's
-// type, URN, owners, tags, platform instance, domains and containers, the
-// last two with the domains and containers above them, read from the
-// resource's aspects only when a policy that would grant needs them; a
-// criterion on any other field selects nothing. The defaults are
+// type, URN, owners, tags, platform instance, a user's groups, domains and
+// containers, the last two with the domains and containers above them, read
+// from the resource's aspects only when a policy that would grant needs
+// them; a criterion on any other field selects nothing. The defaults are
 // DataHub's own (default_policies.json): the root user may do everything,
 // every user may view and search, owners may edit what they own. Policies
 // and each actor's groups and roles are cached for a few seconds; changes

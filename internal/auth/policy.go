@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +54,11 @@ type Resource struct {
 
 // policy is a dataHubPolicyInfo prepared for evaluation.
 type policy struct {
-	urn        string
-	platform   bool
+	urn      string
+	platform bool
+	// unscoped says a metadata policy names no resources at all, so that
+	// it grants even where no resource is given.
+	unscoped   bool
 	privileges map[string]bool
 	users      map[string]bool
 	groups     map[string]bool
@@ -62,6 +66,9 @@ type policy struct {
 	allUsers   bool
 	allGroups  bool
 	owners     bool
+	// ownerTypes, when not nil, limits owners to those of these ownership
+	// types (resourceOwnersTypes).
+	ownerTypes map[string]bool
 	res        resourceFilter
 }
 
@@ -85,12 +92,13 @@ const (
 	fieldContainer = "CONTAINER"
 	fieldOwner     = "OWNER"
 	fieldInstance  = "DATA_PLATFORM_INSTANCE"
+	fieldGroups    = "GROUP_MEMBERSHIP"
 )
 
 var fieldNames = map[string]string{
 	"TYPE": fieldType, fieldType: fieldType, "URN": fieldURN, fieldURN: fieldURN,
 	fieldDomain: fieldDomain, fieldTag: fieldTag, fieldContainer: fieldContainer,
-	fieldOwner: fieldOwner, fieldInstance: fieldInstance,
+	fieldOwner: fieldOwner, fieldInstance: fieldInstance, fieldGroups: fieldGroups,
 }
 
 // criterion is a PolicyMatchCriterion: the resource's values of field
@@ -158,6 +166,29 @@ type resourceFields struct {
 	r      Resource
 	loaded map[string][]string
 	walked map[string]bool // fields whose values include their ancestors
+	// ownerTypes holds the ownership type URN of each owner, in the order
+	// of loaded[fieldOwner].
+	ownerTypes []string
+}
+
+// ownedBy reports whether actor, or a group of pr, owns the resource under
+// one of the ownership types of some policy in types (a nil set: any type).
+func (f *resourceFields) ownedBy(ctx context.Context, actor string, pr *principal, types []map[string]bool) (bool, error) {
+	owners, err := f.values(ctx, fieldOwner)
+	if err != nil {
+		return false, err
+	}
+	for i, o := range owners {
+		if o != actor && !pr.groups[o] {
+			continue
+		}
+		for _, set := range types {
+			if set == nil || set[f.ownerTypes[i]] {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 func (f *resourceFields) values(ctx context.Context, field string) ([]string, error) {
@@ -196,14 +227,18 @@ type resourceAspects struct {
 	} `json:"tags"`
 	Container string `json:"container"`
 	Owners    []struct {
-		Owner string `json:"owner"`
+		Owner   string `json:"owner"`
+		TypeURN string `json:"typeUrn"`
 	} `json:"owners"`
-	Instance     string `json:"instance"`
-	ParentDomain string `json:"parentDomain"`
+	Instance     string   `json:"instance"`
+	ParentDomain string   `json:"parentDomain"`
+	Groups       []string `json:"groups"`
+	NativeGroups []string `json:"nativeGroups"`
 }
 
-// load reads the resource's domains, tags, container, owners and platform
-// instance, the fields DataHub's policy engine resolves; values adds the
+// load reads the resource's domains, tags, container, owners, platform
+// instance and (a user's) groups, the fields DataHub's policy engine
+// resolves; values adds the
 // domains and containers above them when a criterion asks.
 func (f *resourceFields) load(ctx context.Context) error {
 	urn := f.r.URN
@@ -212,7 +247,7 @@ func (f *resourceFields) load(ctx context.Context) error {
 		f.loaded, f.walked = map[string][]string{}, map[string]bool{}
 		return nil
 	}
-	m, err := f.s.db.LatestAspects(ctx, []string{urn}, []string{"domains", "globalTags", "container", "ownership", "dataPlatformInstance"})
+	m, err := f.s.db.LatestAspects(ctx, []string{urn}, []string{"domains", "globalTags", "container", "ownership", "dataPlatformInstance", "groupMembership", "nativeGroupMembership"})
 	if err != nil {
 		return fmt.Errorf("read %s for policy criteria: %w", urn, err)
 	}
@@ -228,6 +263,7 @@ func (f *resourceFields) load(ctx context.Context) error {
 		}
 		for _, o := range v.Owners {
 			out[fieldOwner] = append(out[fieldOwner], o.Owner)
+			f.ownerTypes = append(f.ownerTypes, o.TypeURN)
 		}
 		if v.Container != "" {
 			out[fieldContainer] = append(out[fieldContainer], v.Container)
@@ -235,6 +271,7 @@ func (f *resourceFields) load(ctx context.Context) error {
 		if v.Instance != "" {
 			out[fieldInstance] = append(out[fieldInstance], v.Instance)
 		}
+		out[fieldGroups] = append(append(out[fieldGroups], v.Groups...), v.NativeGroups...)
 	}
 	f.loaded, f.walked = out, map[string]bool{}
 	return nil
@@ -285,6 +322,9 @@ type policyInfo struct {
 		AllUsers       bool     `json:"allUsers"`
 		AllGroups      bool     `json:"allGroups"`
 		ResourceOwners bool     `json:"resourceOwners"`
+		// ResourceOwnersTypes limits resourceOwners to owners of these
+		// ownership types.
+		ResourceOwnersTypes []string `json:"resourceOwnersTypes"`
 	} `json:"actors"`
 	Resources *struct {
 		Type         string        `json:"type"`
@@ -325,7 +365,11 @@ func compile(urn string, raw []byte) (*policy, error) {
 		users: set(in.Actors.Users), groups: set(in.Actors.Groups), roles: set(in.Actors.Roles),
 		allUsers: in.Actors.AllUsers, allGroups: in.Actors.AllGroups, owners: in.Actors.ResourceOwners,
 	}
+	if len(in.Actors.ResourceOwnersTypes) > 0 {
+		p.ownerTypes = set(in.Actors.ResourceOwnersTypes)
+	}
 	r := in.Resources
+	p.unscoped = r == nil
 	switch {
 	case p.platform || r == nil:
 		p.res.all = true
@@ -488,6 +532,30 @@ func (s *Service) principalOf(ctx context.Context, snap *policySnapshot, actor s
 			p.roles[r] = true
 		}
 	}
+	// A group's role is its members' too.
+	if len(p.groups) > 0 {
+		groups := make([]string, 0, len(p.groups))
+		for g := range p.groups {
+			groups = append(groups, g)
+		}
+		gm, err := s.db.LatestAspects(ctx, groups, []string{"roleMembership"})
+		if err != nil {
+			return nil, fmt.Errorf("read roles of the groups of %s: %w", actor, err)
+		}
+		for g, as := range gm {
+			for _, a := range as {
+				var v struct {
+					Roles []string `json:"roles"`
+				}
+				if err := json.Unmarshal(a.Value, &v); err != nil {
+					return nil, fmt.Errorf("decode %s of %s: %w", a.Name, g, err)
+				}
+				for _, r := range v.Roles {
+					p.roles[r] = true
+				}
+			}
+		}
+	}
 	snap.mu.Lock()
 	if len(snap.principals) > 10_000 {
 		clear(snap.principals)
@@ -532,7 +600,9 @@ func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs .
 	if err != nil {
 		return false, err
 	}
-	ownerCheck := false
+	// The ownership types of the owner policies that would grant, nil
+	// for any type.
+	var ownerTypes []map[string]bool
 	fields := &resourceFields{s: s, r: r}
 	for _, priv := range privs {
 		for _, p := range snap.byPrivilege[priv] {
@@ -552,23 +622,70 @@ func (s *Service) Allowed(ctx context.Context, actor string, r Resource, privs .
 			if applies {
 				return true, nil
 			}
-			ownerCheck = true
+			ownerTypes = append(ownerTypes, p.ownerTypes)
 		}
 	}
-	if !ownerCheck {
+	if len(ownerTypes) == 0 {
 		return false, nil
 	}
 	// Only now, on the path that would otherwise deny, read the owners.
-	owners, err := fields.values(ctx, fieldOwner)
+	return fields.ownedBy(ctx, actor, pr, ownerTypes)
+}
+
+// GrantedPrivileges lists, sorted, every privilege the active policies give
+// actor on r, or with r nil on no resource in particular: then, as in
+// DataHub's policy engine, only platform policies and metadata policies
+// that name no resources count.
+func (s *Service) GrantedPrivileges(ctx context.Context, actor string, r *Resource) ([]string, error) {
+	snap, err := s.policies.snapshot(ctx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	for _, o := range owners {
-		if o == actor || pr.groups[o] {
-			return true, nil
+	pr, err := s.principalOf(ctx, snap, actor)
+	if err != nil {
+		return nil, err
+	}
+	var res Resource
+	if r != nil {
+		res = *r
+	}
+	fields := &resourceFields{s: s, r: res}
+	granted := map[string]bool{}
+	for _, p := range snap.all {
+		applies := p.appliesTo(actor, pr)
+		if !applies && !(p.owners && res.URN != "") {
+			continue
+		}
+		if !p.platform {
+			if r == nil {
+				if !p.unscoped {
+					continue
+				}
+			} else if ok, err := p.res.matches(ctx, res, fields); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
+		}
+		if !applies {
+			owned, err := fields.ownedBy(ctx, actor, pr, []map[string]bool{p.ownerTypes})
+			if err != nil {
+				return nil, err
+			}
+			if !owned {
+				continue
+			}
+		}
+		for priv := range p.privileges {
+			granted[priv] = true
 		}
 	}
-	return false, nil
+	out := make([]string, 0, len(granted))
+	for priv := range granted {
+		out = append(out, priv)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Require is Allowed that fails with Forbidden, naming what was refused.
@@ -594,6 +711,55 @@ func (s *Service) PlatformPrivileges(ctx context.Context, actor string, privs []
 		out[p] = ok
 	}
 	return out, nil
+}
+
+// bootstrapEntities are the entities DataHub creates at its first start
+// besides policies: the roles Admin, Editor and Reader, which the default
+// policies grant to, and the system ownership types.
+//
+//go:embed bootstrap_entities.json
+var bootstrapEntities []byte
+
+// seedEntities writes each bootstrap entity whose aspect is not stored, so
+// that a store made by an older version gains them too and no later edit is
+// overwritten. Stamped ones get created and lastModified stamps of now.
+func (s *Service) seedEntities(ctx context.Context) error {
+	var defs []struct {
+		EntityType string         `json:"entityType"`
+		URN        string         `json:"urn"`
+		Aspect     string         `json:"aspect"`
+		Stamped    bool           `json:"stamped"`
+		Value      map[string]any `json:"value"`
+	}
+	if err := json.Unmarshal(bootstrapEntities, &defs); err != nil {
+		return fmt.Errorf("decode bootstrap entities: %w", err)
+	}
+	urns := make([]string, len(defs))
+	for i, d := range defs {
+		urns[i] = d.URN
+	}
+	have, err := s.db.LatestAspects(ctx, urns, []string{"dataHubRoleInfo", "ownershipTypeInfo"})
+	if err != nil {
+		return fmt.Errorf("look for bootstrap entities: %w", err)
+	}
+	var props []catalog.Proposal
+	for _, d := range defs {
+		if len(have[d.URN]) > 0 {
+			continue
+		}
+		if d.Stamped {
+			st := map[string]any{"time": s.now().UnixMilli(), "actor": catalog.SystemActor}
+			d.Value["created"], d.Value["lastModified"] = st, st
+		}
+		props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
+	}
+	if len(props) == 0 {
+		return nil
+	}
+	if _, err := s.ingest.Ingest(preauthorized(ctx), catalog.SystemActor, props); err != nil {
+		return fmt.Errorf("write bootstrap entities: %w", err)
+	}
+	return nil
 }
 
 // seedPolicies writes DataHub's default policies when no policy exists.

@@ -152,11 +152,14 @@ func (s *Service) isSystemClient(id, secret string) bool {
 }
 
 // Bootstrap connects the write pipeline and the audit log, and makes sure the
-// root user and the default policies exist. When it had to generate the root
+// root user, the default policies, roles and system ownership types exist. When it had to generate the root
 // password it returns it, so that the caller can show it once.
 func (s *Service) Bootstrap(ctx context.Context, ing *ingest.Service, rec *audit.Recorder) (generatedRootPassword string, err error) {
 	s.ingest, s.audit = ing, rec
 	if err := s.seedPolicies(ctx); err != nil {
+		return "", err
+	}
+	if err := s.seedEntities(ctx); err != nil {
 		return "", err
 	}
 	return s.ensureRoot(ctx)

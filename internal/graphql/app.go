@@ -127,38 +127,28 @@ func (r *queryResolver) BatchGetStepStates(ctx context.Context, in model.BatchGe
 	return out, nil
 }
 
-// GetGrantedPrivileges lists the privileges an actor holds on a resource
-// (or on the platform), of those catalogd's policies grant.
+// GetGrantedPrivileges lists every privilege the policies give an actor on
+// a resource (or on none in particular). As in DataHub, callers ask about
+// themselves unless they manage policies.
 func (r *queryResolver) GetGrantedPrivileges(ctx context.Context, in model.GetGrantedPrivilegesInput) (*model.Privileges, error) {
-	out := &model.Privileges{Privileges: []string{}}
 	if r.auth == nil {
-		return out, nil
+		return &model.Privileges{Privileges: []string{}}, nil
 	}
-	res := auth.Resource{}
-	if in.ResourceSpec != nil {
-		res = auth.Resource{Type: entityNames[in.ResourceSpec.ResourceType], URN: in.ResourceSpec.ResourceUrn}
-	}
-	for _, p := range grantablePrivileges {
-		ok, err := r.auth.Allowed(ctx, in.ActorUrn, res, p)
-		if err != nil {
+	if caller := actorOf(ctx); caller != in.ActorUrn {
+		if err := r.requirePlatform(ctx, "get privileges for the given actor", auth.PrivManagePolicies); err != nil {
 			return nil, err
 		}
-		if ok {
-			out.Privileges = append(out.Privileges, p)
-		}
 	}
-	return out, nil
+	var res *auth.Resource
+	if in.ResourceSpec != nil {
+		res = &auth.Resource{Type: entityNames[in.ResourceSpec.ResourceType], URN: in.ResourceSpec.ResourceUrn}
+	}
+	privs, err := r.auth.GrantedPrivileges(ctx, in.ActorUrn, res)
+	if err != nil {
+		return nil, err
+	}
+	return &model.Privileges{Privileges: privs}, nil
 }
-
-// grantablePrivileges are the privileges GetGrantedPrivileges reports on.
-var grantablePrivileges = func() []string {
-	out := []string{auth.PrivViewEntity, auth.PrivEditEntity, auth.PrivDeleteEntity, auth.PrivViewDatasetProfile,
-		auth.PrivViewDatasetUsage, auth.PrivViewDatasetOps, auth.PrivGetEntity, auth.PrivSearch}
-	for _, p := range platformPrivileges {
-		out = append(out, p[0])
-	}
-	return out
-}()
 
 // maxQuickFilters is how many platforms the search bar offers as quick
 // filters.
@@ -485,22 +475,6 @@ func (r *queryResolver) GetRootGlossaryTerms(ctx context.Context, in model.GetRo
 
 // IsAnalyticsEnabled is false: catalogd has no analytics dashboards.
 func (r *queryResolver) IsAnalyticsEnabled(context.Context) (bool, error) { return false, nil }
-
-// ListOwnershipTypes lists the ownership types, by name.
-func (r *queryResolver) ListOwnershipTypes(ctx context.Context, in model.ListOwnershipTypesInput) (*model.ListOwnershipTypesResult, error) {
-	if len(in.Filters) > 0 {
-		return nil, invalidf("ownership types cannot be filtered")
-	}
-	urns, s, total, err := r.storedList(ctx, "urn:li:ownershipType:", "ownershipTypeInfo", in.Query, in.Start, in.Count, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := &model.ListOwnershipTypesResult{Start: s, Count: len(urns), Total: total, OwnershipTypes: []*model.OwnershipTypeEntity{}}
-	for _, u := range urns {
-		out.OwnershipTypes = append(out.OwnershipTypes, &model.OwnershipTypeEntity{Urn: u})
-	}
-	return out, nil
-}
 
 // ListRoles lists DataHub's roles, by name.
 func (r *queryResolver) ListRoles(ctx context.Context, in model.ListRolesInput) (*model.ListRolesResult, error) {

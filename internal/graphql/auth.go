@@ -71,6 +71,15 @@ func (r *mutationResolver) CreateAccessToken(ctx context.Context, in model.Creat
 	if err != nil {
 		return nil, err
 	}
+	if in.Type == model.AccessTokenTypeServiceAccount {
+		sa, err := r.serviceAccountOf(ctx, in.ActorUrn)
+		if err != nil {
+			return nil, err
+		}
+		if sa == nil {
+			return nil, invalidf("%s is not a service account", in.ActorUrn)
+		}
+	}
 	desc := ""
 	if in.Description != nil {
 		desc = *in.Description

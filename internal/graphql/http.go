@@ -122,6 +122,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 	opCtx, errs := h.exec.CreateOperationContext(ctx, params)
 	if errs != nil {
+		javaWording(params.Query, errs)
 		for _, e := range errs {
 			requestError(e)
 		}

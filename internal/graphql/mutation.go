@@ -208,12 +208,18 @@ func nilIfEmpty(s *string) *string {
 	return s
 }
 
-// CreateDomain creates a domain, under a parent domain if given.
+// CreateDomain creates a domain, under a parent domain if given; the name
+// must be unique among the domains under the same parent, as in DataHub.
 func (r *mutationResolver) CreateDomain(ctx context.Context, in model.CreateDomainInput) (*string, error) {
 	if deref(in.ParentDomain) != "" {
 		if err := r.mustExist(ctx, *in.ParentDomain, "domain"); err != nil {
 			return nil, err
 		}
+	}
+	if taken, err := r.nameTaken(ctx, deref(in.ParentDomain), in.Name, ""); err != nil {
+		return nil, err
+	} else if taken {
+		return nil, catalog.Errorf(catalog.Conflict, "\"%s\" already exists in this domain. Please pick a unique name.", in.Name)
 	}
 	return r.create(ctx, "domain", "Domain", in.ID, func(urn string, p *proposals) {
 		st := stamp(ctx)
@@ -227,6 +233,9 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, in model.CreateGroup
 	return r.create(ctx, "corpGroup", "Group", in.ID, func(urn string, p *proposals) {
 		st := stamp(ctx)
 		p.add(urn, "corpGroupInfo", models.CorpGroupInfo{DisplayName: ptr(in.Name), Description: in.Description, Admins: []string{}, Members: []string{}, Groups: []string{}, Created: &st})
+		// Made here, so native: its members are added through
+		// nativeGroupMembership.
+		p.add(urn, "origin", map[string]any{"type": "NATIVE"})
 	})
 }
 
@@ -253,9 +262,70 @@ func (r *mutationResolver) DeleteTag(ctx context.Context, urn string) (*bool, er
 	return r.remove(ctx, urn, "tag")
 }
 
-// DeleteGlossaryEntity deletes a glossary term or node.
+// DeleteGlossaryEntity deletes a glossary term or node and, as DataHub
+// does, the references to it: the entities a term labels lose it, other
+// terms lose their relations to it, and the terms and nodes in a deleted
+// node move to the top of the glossary.
 func (r *mutationResolver) DeleteGlossaryEntity(ctx context.Context, urn string) (*bool, error) {
-	return r.remove(ctx, urn, "glossaryTerm", "glossaryNode")
+	if err := r.mustExist(ctx, urn, "glossaryTerm", "glossaryNode"); err != nil {
+		return nil, err
+	}
+	ent := r.reg.Entity(urnType(urn))
+	if ent == nil {
+		return nil, invalidf("unknown entity type in %s", urn)
+	}
+	var props []catalog.Proposal
+	for _, ref := range glossaryReferences {
+		srcs, err := r.referencing(ctx, urn, ref.rel, ref.aspect)
+		if err != nil {
+			return nil, err
+		}
+		for _, src := range srcs {
+			props = append(props, edited(src, ref.aspect, func(m *map[string]any, found bool) bool {
+				if !found || *m == nil {
+					return false
+				}
+				ref.drop(*m, urn)
+				return true
+			}))
+		}
+	}
+	del := catalog.Proposal{EntityType: ent.Name, EntityURN: urn, ChangeType: catalog.Delete, AspectName: ent.KeyAspect}
+	if err := r.deleteWithReferences(ctx, del, props); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// glossaryReferences are the aspects that can name a glossary term or node,
+// by the relationship they give it, and how each lets go of one.
+var glossaryReferences = []struct {
+	rel, aspect string
+	drop        func(m map[string]any, urn string)
+}{
+	{"TermedWith", "glossaryTerms", func(m map[string]any, urn string) {
+		m["terms"] = withoutAny(m["terms"], func(v any) bool { t, _ := v.(map[string]any); return jsonString(t, "urn") == urn })
+	}},
+	{"IsA", "glossaryRelatedTerms", dropRelatedTerm},
+	{"HasA", "glossaryRelatedTerms", dropRelatedTerm},
+	{"HasValue", "glossaryRelatedTerms", dropRelatedTerm},
+	{"IsRelatedTo", "glossaryRelatedTerms", dropRelatedTerm},
+	{"IsPartOf", "glossaryTermInfo", dropParentNode},
+	{"IsPartOf", "glossaryNodeInfo", dropParentNode},
+}
+
+func dropRelatedTerm(m map[string]any, urn string) {
+	for _, f := range []string{"isRelatedTerms", "hasRelatedTerms", "values", "relatedTerms"} {
+		if _, ok := m[f]; ok {
+			m[f] = withoutAny(m[f], func(v any) bool { return v == urn })
+		}
+	}
+}
+
+func dropParentNode(m map[string]any, urn string) {
+	if m["parentNode"] == urn {
+		delete(m, "parentNode")
+	}
 }
 
 // RemoveUser deletes a user.
@@ -493,6 +563,20 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 	if err := r.mustExist(ctx, resource); err != nil {
 		return nil, err
 	}
+	p, err := ownersAdded(ctx, resource, owners, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.write(ctx, p); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// ownersAdded is the edit of resource's ownership that adds owners, each
+// of its own ownership type, else of defaultType, else of its legacy type
+// (technical owner when none).
+func ownersAdded(ctx context.Context, resource string, owners []*model.OwnerInput, defaultType string) (catalog.Proposal, error) {
 	add := make([]models.Owner, 0, len(owners))
 	for _, in := range owners {
 		want := "corpuser"
@@ -500,7 +584,7 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 			want = "corpGroup"
 		}
 		if urnType(in.OwnerUrn) != want {
-			return nil, invalidf("owner %s is not a %s URN", in.OwnerUrn, want)
+			return catalog.Proposal{}, invalidf("owner %s is not a %s URN", in.OwnerUrn, want)
 		}
 		typ := model.OwnershipTypeTechnicalOwner
 		if in.Type != nil {
@@ -508,12 +592,15 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 		}
 		typeURN := deref(in.OwnershipTypeUrn)
 		if typeURN == "" {
+			typeURN = defaultType
+		}
+		if typeURN == "" {
 			typeURN = "urn:li:ownershipType:__system__" + lower(string(typ))
 		}
 		add = append(add, models.Owner{Owner: in.OwnerUrn, Type: models.OwnershipType(typ), TypeUrn: ptr(typeURN)})
 	}
 	st := stamp(ctx)
-	err := r.write(ctx, edited(resource, "ownership", func(o *models.Ownership, _ bool) bool {
+	return edited(resource, "ownership", func(o *models.Ownership, _ bool) bool {
 		if o.Owners == nil {
 			o.Owners = []models.Owner{}
 		}
@@ -527,11 +614,7 @@ func (r *Resolver) addOwners(ctx context.Context, resource string, owners []*mod
 		}
 		o.LastModified = &st
 		return true
-	}))
-	if err != nil {
-		return nil, err
-	}
-	return yes, nil
+	}), nil
 }
 
 func lower(s string) string {
@@ -549,21 +632,67 @@ func (r *mutationResolver) RemoveOwner(ctx context.Context, in model.RemoveOwner
 	if err := r.mustExist(ctx, in.ResourceUrn); err != nil {
 		return nil, err
 	}
+	if err := r.write(ctx, ownersRemoved(ctx, in.ResourceUrn, []string{in.OwnerUrn}, deref(in.OwnershipTypeUrn))); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// ownersRemoved is the edit of resource's ownership that removes owners (of
+// one ownership type, when typeURN is not empty).
+func ownersRemoved(ctx context.Context, resource string, owners []string, typeURN string) catalog.Proposal {
 	st := stamp(ctx)
-	err := r.write(ctx, edited(in.ResourceUrn, "ownership", func(o *models.Ownership, found bool) bool {
+	return edited(resource, "ownership", func(o *models.Ownership, found bool) bool {
 		if !found {
 			return false
 		}
 		o.Owners = slices.DeleteFunc(o.Owners, func(ow models.Owner) bool {
-			return ow.Owner == in.OwnerUrn && (deref(in.OwnershipTypeUrn) == "" || deref(ow.TypeUrn) == *in.OwnershipTypeUrn)
+			return slices.Contains(owners, ow.Owner) && (typeURN == "" || deref(ow.TypeUrn) == typeURN)
 		})
 		if o.Owners == nil {
 			o.Owners = []models.Owner{}
 		}
 		o.LastModified = &st
 		return true
-	}))
-	if err != nil {
+	})
+}
+
+// BatchAddOwners adds owners to every resource, in one write: all or none.
+func (r *mutationResolver) BatchAddOwners(ctx context.Context, in model.BatchAddOwnersInput) (*bool, error) {
+	var props []catalog.Proposal
+	for _, res := range in.Resources {
+		if res == nil {
+			continue
+		}
+		if err := r.mustExist(ctx, res.ResourceUrn); err != nil {
+			return nil, err
+		}
+		p, err := ownersAdded(ctx, res.ResourceUrn, in.Owners, deref(in.OwnershipTypeUrn))
+		if err != nil {
+			return nil, err
+		}
+		props = append(props, p)
+	}
+	if err := r.write(ctx, props...); err != nil {
+		return nil, err
+	}
+	return yes, nil
+}
+
+// BatchRemoveOwners removes owners (of one ownership type, when given) from
+// every resource, in one write.
+func (r *mutationResolver) BatchRemoveOwners(ctx context.Context, in model.BatchRemoveOwnersInput) (*bool, error) {
+	var props []catalog.Proposal
+	for _, res := range in.Resources {
+		if res == nil {
+			continue
+		}
+		if err := r.mustExist(ctx, res.ResourceUrn); err != nil {
+			return nil, err
+		}
+		props = append(props, ownersRemoved(ctx, res.ResourceUrn, in.OwnerUrns, deref(in.OwnershipTypeUrn)))
+	}
+	if err := r.write(ctx, props...); err != nil {
 		return nil, err
 	}
 	return yes, nil
@@ -571,36 +700,101 @@ func (r *mutationResolver) RemoveOwner(ctx context.Context, in model.RemoveOwner
 
 // --- groups ---
 
-// AddGroupMembers adds users to a group through their groupMembership.
+// AddGroupMembers adds users to a group through their nativeGroupMembership,
+// the membership DataHub's app and terraform provider read. As in DataHub,
+// a group ingested from an external provider (origin EXTERNAL) is refused,
+// and a group of no recorded origin becomes native first: its members by
+// groupMembership move to nativeGroupMembership.
 func (r *mutationResolver) AddGroupMembers(ctx context.Context, in model.AddGroupMembersInput) (*bool, error) {
-	return r.changeMembers(ctx, in.GroupUrn, in.UserUrns, true)
+	group := in.GroupUrn
+	if _, err := catalog.ParseURN(group); err != nil {
+		return nil, err
+	}
+	ok := urnType(group) == "corpGroup"
+	if ok {
+		var err error
+		if ok, err = r.loaderOf(ctx).exists(ctx, group); err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		return nil, catalog.Errorf(catalog.NotFound, "Failed to add members to group %s. Group does not exist.", group)
+	}
+	for _, u := range in.UserUrns {
+		if urnType(u) != "corpuser" {
+			return nil, invalidf("%s is not a corpuser URN", u)
+		}
+		if err := r.mustExist(ctx, u, "corpuser"); err != nil {
+			return nil, invalidf("Failed to add member to group. User %s does not exist.", u)
+		}
+	}
+	origin, err := r.loaderOf(ctx).stored(ctx, group, "origin")
+	if err != nil {
+		return nil, err
+	}
+	var props []catalog.Proposal
+	users := in.UserUrns
+	if origin == nil {
+		migrated, err := r.referencing(ctx, group, "IsMemberOfGroup", "groupMembership")
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range migrated {
+			props = append(props, edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
+				if !slices.Contains(m.Groups, group) {
+					return false
+				}
+				m.Groups = without(m.Groups, group)
+				return true
+			}))
+			if !slices.Contains(users, u) {
+				users = append(users, u)
+			}
+		}
+		var p proposals
+		p.add(group, "origin", map[string]any{"type": "NATIVE"})
+		if p.err != nil {
+			return nil, p.err
+		}
+		props = append(props, p.list...)
+	} else {
+		var o struct {
+			Type string `json:"type"`
+		}
+		if err := jsonUnmarshal(origin.Value, &o); err != nil {
+			return nil, err
+		}
+		if o.Type == "EXTERNAL" {
+			return nil, invalidf("Group %s was ingested from an external provider and cannot have members manually added to it", group)
+		}
+	}
+	for _, u := range users {
+		props = append(props, edited(u, "nativeGroupMembership", func(n *models.NativeGroupMembership, _ bool) bool {
+			if slices.Contains(n.NativeGroups, group) {
+				return false
+			}
+			n.NativeGroups = append(n.NativeGroups, group)
+			return true
+		}))
+	}
+	if err := r.write(ctx, props...); err != nil {
+		return nil, err
+	}
+	return yes, nil
 }
 
-// RemoveGroupMembers removes users from a group.
+// RemoveGroupMembers removes users from a group, whichever way they joined
+// it.
 func (r *mutationResolver) RemoveGroupMembers(ctx context.Context, in model.RemoveGroupMembersInput) (*bool, error) {
-	return r.changeMembers(ctx, in.GroupUrn, in.UserUrns, false)
-}
-
-func (r *Resolver) changeMembers(ctx context.Context, group string, users []string, add bool) (*bool, error) {
+	group := in.GroupUrn
 	if err := r.mustExist(ctx, group, "corpGroup"); err != nil {
 		return nil, err
 	}
 	var props []catalog.Proposal
-	for _, u := range users {
+	for _, u := range in.UserUrns {
 		if urnType(u) != "corpuser" {
 			return nil, invalidf("%s is not a corpuser URN", u)
 		}
-		if add {
-			props = append(props, edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
-				if slices.Contains(m.Groups, group) {
-					return false
-				}
-				m.Groups = append(m.Groups, group)
-				return true
-			}))
-			continue
-		}
-		// Removal also covers groups joined natively (DataHub's own UI).
 		props = append(props,
 			edited(u, "groupMembership", func(m *models.GroupMembership, _ bool) bool {
 				if !slices.Contains(m.Groups, group) {

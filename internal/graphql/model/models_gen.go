@@ -583,6 +583,11 @@ type CreateSecretInput struct {
 	Description *string `json:"description,omitempty"`
 }
 
+type CreateServiceAccountInput struct {
+	DisplayName *string `json:"displayName,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
 type CreateStructuredPropertyInput struct {
 	ID            *string                          `json:"id,omitempty"`
 	QualifiedName *string                          `json:"qualifiedName,omitempty"`
@@ -1378,6 +1383,19 @@ type ListSecretsResult struct {
 	Secrets []*Secret `json:"secrets"`
 }
 
+type ListServiceAccountsInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
+type ListServiceAccountsResult struct {
+	Start           int               `json:"start"`
+	Count           int               `json:"count"`
+	Total           int               `json:"total"`
+	ServiceAccounts []*ServiceAccount `json:"serviceAccounts"`
+}
+
 type ListTestsInput struct {
 	Start *int    `json:"start,omitempty"`
 	Count *int    `json:"count,omitempty"`
@@ -1936,6 +1954,17 @@ type SemanticVersionStruct struct {
 	VersionStamp             *string `json:"versionStamp,omitempty"`
 }
 
+type ServiceAccount struct {
+	Urn         string     `json:"urn"`
+	Type        EntityType `json:"type"`
+	Name        string     `json:"name"`
+	DisplayName *string    `json:"displayName,omitempty"`
+	Description *string    `json:"description,omitempty"`
+	CreatedBy   *string    `json:"createdBy,omitempty"`
+	CreatedAt   *int64     `json:"createdAt,omitempty"`
+	UpdatedAt   *int64     `json:"updatedAt,omitempty"`
+}
+
 type SortCriterion struct {
 	Field     string    `json:"field"`
 	SortOrder SortOrder `json:"sortOrder"`
@@ -2423,15 +2452,18 @@ type AccessTokenType string
 
 const (
 	AccessTokenTypePersonal AccessTokenType = "PERSONAL"
+	// A token of a service account, created by a manager of access tokens.
+	AccessTokenTypeServiceAccount AccessTokenType = "SERVICE_ACCOUNT"
 )
 
 var AllAccessTokenType = []AccessTokenType{
 	AccessTokenTypePersonal,
+	AccessTokenTypeServiceAccount,
 }
 
 func (e AccessTokenType) IsValid() bool {
 	switch e {
-	case AccessTokenTypePersonal:
+	case AccessTokenTypePersonal, AccessTokenTypeServiceAccount:
 		return true
 	}
 	return false
