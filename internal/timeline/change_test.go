@@ -128,7 +128,7 @@ func TestChanges(t *testing.T) {
 		want: []string{"RUN COMPLETED " + ds + " {asserteeUrn=urn:li:dataset:x assertionResult=FAILURE runId=r1 runResult=COMPLETE} NONE: "},
 	}, {
 		name: "assertion run not complete", aspect: "assertionRunEvent",
-		to:   `{"timestampMillis":1,"runId":"r1","asserteeUrn":"urn:li:dataset:x","assertionUrn":"urn:li:assertion:a","status":"RUNNING"}`,
+		to: `{"timestampMillis":1,"runId":"r1","asserteeUrn":"urn:li:dataset:x","assertionUrn":"urn:li:assertion:a","status":"RUNNING"}`,
 	}, {
 		name: "business attribute: documentation, terms and tags", aspect: "businessAttributeInfo",
 		from: `{"fieldPath":"email","name":"email","description":"a"}`,
