@@ -270,3 +270,56 @@ func TestEventStreamBadRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestEventStreamAssertionsAndBusinessAttributes checks the entity change
+// events of an assertion run completing and of business attributes: their
+// documentation, terms and tags, and their attachment to a schema field.
+func TestEventStreamAssertionsAndBusinessAttributes(t *testing.T) {
+	srv := startServer(t)
+	_, start := pollEvents(t, srv, "pollTimeoutSeconds=0")
+	const assertion = "urn:li:assertion:a1"
+	const attr = "urn:li:businessAttribute:email"
+	fieldURN := "urn:li:schemaField:(" + hiveURN + ",email)"
+	run := func(status string) map[string]any {
+		v := map[string]any{"timestampMillis": 1700000000000, "runId": "run-1", "asserteeUrn": hiveURN, "assertionUrn": assertion, "status": status}
+		if status == "COMPLETE" {
+			v["result"] = map[string]any{"type": "SUCCESS"}
+		}
+		return v
+	}
+	batch := func(props ...map[string]any) {
+		t.Helper()
+		srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": props})
+	}
+	batch(seed(assertion, "assertion", "assertionRunEvent", run("COMPLETE")))
+	batch(seed(attr, "businessAttribute", "businessAttributeInfo", map[string]any{"fieldPath": "email", "name": "email", "description": "an address",
+		"type": map[string]any{"type": map[string]any{"com.linkedin.schema.StringType": map[string]any{}}},
+		"glossaryTerms": map[string]any{"terms": []any{map[string]any{"urn": "urn:li:glossaryTerm:pii"}},
+			"auditStamp": map[string]any{"time": 1, "actor": "urn:li:corpuser:a"}}}))
+	batch(seed(fieldURN, "schemaField", "businessAttributes", map[string]any{"businessAttribute": map[string]any{"businessAttributeUrn": attr}}))
+
+	evs, _ := pollEvents(t, srv, "pollTimeoutSeconds=0&limit=100&offsetId="+url.QueryEscape(start))
+	byShort := map[string]ece{}
+	var got []string
+	for _, e := range evs {
+		if e.Category == "LIFECYCLE" {
+			continue
+		}
+		got = append(got, e.short())
+		byShort[e.short()] = e
+	}
+	want := []string{
+		"RUN COMPLETED " + assertion,
+		"DOCUMENTATION ADD email", "GLOSSARY_TERM ADD urn:li:glossaryTerm:pii",
+		"BUSINESS_ATTRIBUTE ADD " + attr,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n got  %q\n want %q", got, want)
+	}
+	if p := byShort["RUN COMPLETED "+assertion].Parameters; jsonString(p) != `{"asserteeUrn":"`+hiveURN+`","assertionResult":"SUCCESS","runId":"run-1","runResult":"COMPLETE"}` {
+		t.Errorf("assertion run parameters: %s", jsonString(p))
+	}
+	if e := byShort["BUSINESS_ATTRIBUTE ADD "+attr]; e.EntityURN != fieldURN || e.EntityType != "schemaField" || e.Parameters["datasetUrn"] != hiveURN {
+		t.Errorf("business attribute event: %+v", e)
+	}
+}

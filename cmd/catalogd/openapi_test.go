@@ -297,6 +297,21 @@ func TestOpenAPIV3Scroll(t *testing.T) {
 		}
 	}
 
+	// DataHub's field syntax: a field of the search documents and a value;
+	// soft-deleted datasets stay left out.
+	live := slices.DeleteFunc(slices.Clone(want), func(u string) bool { return u == removed })
+	for q, wantQ := range map[string][]string{
+		"name:scroll_07":                    {datasetURN("scroll_07")},
+		`name:"scroll_08"`:                  {datasetURN("scroll_08")},
+		datasetURN("scroll_09"):             {datasetURN("scroll_09")},
+		"platform:urn:li:dataPlatform:hive": live,
+	} {
+		got, _ := scrollAll(t, srv, "GET", "/openapi/v3/entity/dataset?count=10&query="+url.QueryEscape(q), nil, "entities")
+		if !slices.Equal(got, wantQ) {
+			t.Errorf("scroll with query %s: %v, want %v", q, got, wantQ)
+		}
+	}
+
 	// Across types: aspects absent reads none, empty reads all.
 	res := decode(t, srv.mustDo(t, 200, "POST", "/openapi/v3/entity/scroll?count=30", map[string]any{"entities": []string{"dataset", "tag"}}))
 	ents, _ := res["entities"].([]any)

@@ -151,9 +151,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.RegisterSearch(ss.service, ss.restorer)
 	api.ServeTimeseries()
 	api.ServeUsage()
+	timelines := timeline.NewService(db)
 	gql := graphql.New(graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
-		Auth: authSvc, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
+		Auth: authSvc, Timeline: timelines, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
 	})
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)
@@ -162,7 +163,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.HandleFunc("POST "+auth.LoginPath, authSvc.LoginHandler(restli.WriteError))
 	api.HandleFunc("POST "+audit.SearchPath, rec.SearchHandler(restli.WriteError))
 	api.HandleFunc("GET "+events.PollPath, stream.PollHandler(restli.WriteError))
-	api.HandleFunc("GET "+timeline.Path, timeline.NewService(db).Handler(restli.WriteError))
+	api.HandleFunc("GET "+timeline.Path, timelines.Handler(restli.WriteError))
 	api.HandleFunc("POST "+openlineage.Path, openlineage.Handler(svc, actorOf, restli.WriteError))
 	api.HandleFunc("GET "+auth.MetricsPath, metrics.Handler(promReg).ServeHTTP)
 	var app *webui.App

@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/catalogd/catalogd/internal/contract"
 )
 
 type changeTransaction struct {
@@ -58,6 +61,32 @@ func summary(txs []changeTransaction) []string {
 	return out
 }
 
+// writeSchemaHistory changes the schema of dataset u three times, with a
+// tag and a description between the changes, and returns the time before
+// each of the five writes.
+func writeSchemaHistory(t *testing.T, srv *testServer, u string) []int64 {
+	t.Helper()
+	described := func(f map[string]any, d string) map[string]any { f["description"] = d; return f }
+	writes := []map[string]any{
+		proposal(u, "schemaMetadata", schemaOf(field("id", "int"), described(field("name", "string"), "the name"))),
+		proposal(u, "globalTags", map[string]any{"tags": []any{map[string]any{"tag": "urn:li:tag:pii"}}}),
+		// The type of id changes, name is renamed to full_name.
+		proposal(u, "schemaMetadata", schemaOf(field("id", "bigint"), described(field("full_name", "string"), "the name"))),
+		proposal(u, "editableDatasetProperties", map[string]any{"description": "all orders"}),
+		// A field is added and one removed.
+		proposal(u, "schemaMetadata", schemaOf(field("full_name", "string"), field("total", "decimal"))),
+	}
+	var stamps []int64
+	for _, w := range writes {
+		before := time.Now().UnixMilli()
+		srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": w})
+		stamps = append(stamps, before)
+		// Transactions are told apart by their millisecond.
+		time.Sleep(3 * time.Millisecond)
+	}
+	return stamps
+}
+
 // TestTimeline changes a dataset's schema three times, and its tags and
 // documentation, and reads its timeline: each change, with DataHub's
 // categories, operations and semantic versions, computed from the stored
@@ -67,24 +96,7 @@ func TestTimeline(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			srv := startServer(t, st.args...)
 			u := hiveURN
-			described := func(f map[string]any, d string) map[string]any { f["description"] = d; return f }
-			writes := []map[string]any{
-				proposal(u, "schemaMetadata", schemaOf(field("id", "int"), described(field("name", "string"), "the name"))),
-				proposal(u, "globalTags", map[string]any{"tags": []any{map[string]any{"tag": "urn:li:tag:pii"}}}),
-				// The type of id changes, name is renamed to full_name.
-				proposal(u, "schemaMetadata", schemaOf(field("id", "bigint"), described(field("full_name", "string"), "the name"))),
-				proposal(u, "editableDatasetProperties", map[string]any{"description": "all orders"}),
-				// A field is added and one removed.
-				proposal(u, "schemaMetadata", schemaOf(field("full_name", "string"), field("total", "decimal"))),
-			}
-			var stamps []int64
-			for _, w := range writes {
-				before := time.Now().UnixMilli()
-				srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": w})
-				stamps = append(stamps, before)
-				// Transactions are told apart by their millisecond.
-				time.Sleep(3 * time.Millisecond)
-			}
+			stamps := writeSchemaHistory(t, srv, u)
 
 			txs := getTimeline(t, srv, u, "categories=TECHNICAL_SCHEMA")
 			// name is renamed (same type and description), id retyped; then
@@ -167,5 +179,204 @@ func TestTimelineBadRequests(t *testing.T) {
 		if status != 400 || !strings.Contains(string(b), tc.want) {
 			t.Errorf("%s: %d %s, want 400 naming %q", tc.path, status, b, tc.want)
 		}
+	}
+}
+
+// uiOperation returns the operation of DataHub's web UI named name, as the
+// UI sends it; the test is skipped without the UI's documents.
+func uiOperation(t *testing.T, name string) string {
+	t.Helper()
+	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
+	if err != nil {
+		t.Skipf("DataHub's web UI documents: %v", err)
+	}
+	for _, op := range ops {
+		if op.Name == name {
+			return op.Text()
+		}
+	}
+	t.Fatalf("%s: not an operation of the UI", name)
+	return ""
+}
+
+// TestTimelineGraphQL runs the UI's getTimeline, getSchemaVersionList and
+// getSchemaBlame, exactly as the UI sends them, on a dataset whose schema
+// changed three times.
+func TestTimelineGraphQL(t *testing.T) {
+	timelineOp := uiOperation(t, "getTimeline")
+	versionsOp := uiOperation(t, "getSchemaVersionList")
+	blameOp := uiOperation(t, "getSchemaBlame")
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			u := hiveURN
+			stamps := writeSchemaHistory(t, srv, u)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": proposal(u, "ownership",
+				map[string]any{"owners": []any{map[string]any{"owner": "urn:li:corpuser:jdoe", "type": "DATAOWNER"}}})})
+
+			// The schema's changes, oldest first.
+			type timelineResult struct {
+				GetTimeline struct {
+					ChangeTransactions []struct {
+						TimestampMillis     int64
+						LastSemanticVersion string
+						VersionStamp        string
+						ChangeType          string
+						Changes             []struct {
+							URN        string
+							Category   string
+							Operation  string
+							Modifier   string
+							Parameters []struct{ Key, Value string }
+							AuditStamp struct {
+								Actor string
+								Time  int64
+							}
+							Description string
+						}
+					}
+				}
+			}
+			var tl, owners, all timelineResult
+			decodeData(t, srv.gqlData(t, timelineOp, map[string]any{"input": map[string]any{"urn": u, "changeCategories": []string{"TECHNICAL_SCHEMA"}}}), &tl)
+			var got []string
+			for _, tx := range tl.GetTimeline.ChangeTransactions {
+				var evs []string
+				for _, e := range tx.Changes {
+					evs = append(evs, e.Category+" "+e.Operation+" "+e.Modifier)
+					if e.URN != u || e.AuditStamp.Actor != "urn:li:corpuser:__datahub_system" || e.AuditStamp.Time != tx.TimestampMillis || e.Description == "" {
+						t.Errorf("change %+v of transaction at %d: want the dataset, the writer, the transaction's time and a description", e, tx.TimestampMillis)
+					}
+				}
+				got = append(got, tx.LastSemanticVersion+" "+tx.ChangeType+": "+strings.Join(evs, ", "))
+			}
+			fieldURN := func(p string) string { return "urn:li:schemaField:(" + u + "," + p + ")" }
+			want := []string{
+				"0.0.0-computed MODIFY: TECHNICAL_SCHEMA ADD " + fieldURN("id") + ", TECHNICAL_SCHEMA ADD " + fieldURN("name"),
+				"1.0.0-computed MODIFY: TECHNICAL_SCHEMA MODIFY " + fieldURN("name") + ", TECHNICAL_SCHEMA MODIFY " + fieldURN("id"),
+				"2.0.0-computed MODIFY: TECHNICAL_SCHEMA REMOVE " + fieldURN("id") + ", TECHNICAL_SCHEMA ADD " + fieldURN("total"),
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("getTimeline TECHNICAL_SCHEMA:\n got  %q\n want %q", got, want)
+			}
+			txs := tl.GetTimeline.ChangeTransactions
+			if p := txs[1].Changes[0].Parameters; !slices.Contains(p, struct{ Key, Value string }{"modificationCategory", "RENAME"}) ||
+				!slices.Contains(p, struct{ Key, Value string }{"nullable", "false"}) {
+				t.Errorf("rename parameters %v: want modificationCategory RENAME and nullable false as text", p)
+			}
+			for i, tx := range txs {
+				if tx.TimestampMillis < stamps[2*i] || !strings.Contains(tx.VersionStamp, "schemaMetadata:") {
+					t.Errorf("transaction %d: time %d (written after %d), versionStamp %q", i, tx.TimestampMillis, stamps[2*i], tx.VersionStamp)
+				}
+			}
+
+			// GraphQL names the owner category OWNERSHIP; no categories
+			// means all of them.
+			decodeData(t, srv.gqlData(t, timelineOp, map[string]any{"input": map[string]any{"urn": u, "changeCategories": []string{"OWNERSHIP"}}}), &owners)
+			if c := owners.GetTimeline.ChangeTransactions; len(c) != 1 || len(c[0].Changes) != 1 || c[0].Changes[0].Category != "OWNERSHIP" ||
+				c[0].Changes[0].Operation != "ADD" || c[0].Changes[0].Modifier != "urn:li:corpuser:jdoe" {
+				t.Errorf("getTimeline OWNERSHIP: %+v", c)
+			}
+			decodeData(t, srv.gqlData(t, timelineOp, map[string]any{"input": map[string]any{"urn": u}}), &all)
+			cats := map[string]bool{}
+			for _, tx := range all.GetTimeline.ChangeTransactions {
+				for _, e := range tx.Changes {
+					cats[e.Category] = true
+				}
+			}
+			if len(cats) != 4 || !cats["TECHNICAL_SCHEMA"] || !cats["TAG"] || !cats["DOCUMENTATION"] || !cats["OWNERSHIP"] {
+				t.Errorf("getTimeline of every category shows categories %v, want TECHNICAL_SCHEMA, TAG, DOCUMENTATION, OWNERSHIP", cats)
+			}
+
+			// The schema's versions, newest first.
+			type version struct {
+				SemanticVersion          string
+				SemanticVersionTimestamp int64
+				VersionStamp             string
+			}
+			var vl struct {
+				GetSchemaVersionList struct {
+					LatestVersion       version
+					SemanticVersionList []version
+				}
+			}
+			decodeData(t, srv.gqlData(t, versionsOp, map[string]any{"input": map[string]any{"datasetUrn": u}}), &vl)
+			wantVersions := []version{
+				{"2.0.0", txs[2].TimestampMillis, txs[2].VersionStamp},
+				{"1.0.0", txs[1].TimestampMillis, txs[1].VersionStamp},
+				{"0.0.0", txs[0].TimestampMillis, txs[0].VersionStamp},
+			}
+			if l := vl.GetSchemaVersionList; l.LatestVersion != wantVersions[0] || !slices.Equal(l.SemanticVersionList, wantVersions) {
+				t.Errorf("getSchemaVersionList: %+v\n want latest %+v, list %+v", l, wantVersions[0], wantVersions)
+			}
+
+			// The last change of each field as of a version; removed fields
+			// are left out, a rename is blamed on the field's old path.
+			blame := func(v any) []string {
+				t.Helper()
+				var b struct {
+					GetSchemaBlame struct {
+						Version              *version
+						SchemaFieldBlameList []struct {
+							FieldPath         string
+							SchemaFieldChange struct {
+								TimestampMillis       int64
+								LastSemanticVersion   string
+								LastSchemaFieldChange string
+								VersionStamp          string
+							}
+						}
+					}
+				}
+				decodeData(t, srv.gqlData(t, blameOp, map[string]any{"input": map[string]any{"datasetUrn": u, "version": v}}), &b)
+				if b.GetSchemaBlame.Version == nil {
+					return nil
+				}
+				out := []string{"at " + b.GetSchemaBlame.Version.SemanticVersion}
+				for _, f := range b.GetSchemaBlame.SchemaFieldBlameList {
+					c := f.SchemaFieldChange
+					out = append(out, f.FieldPath+": "+c.LastSchemaFieldChange)
+					i := slices.IndexFunc(wantVersions, func(w version) bool { return w.SemanticVersion == c.LastSemanticVersion })
+					if i < 0 || c.TimestampMillis != wantVersions[i].SemanticVersionTimestamp || c.VersionStamp != wantVersions[i].VersionStamp {
+						t.Errorf("blame of %s: %+v does not name its version's transaction", f.FieldPath, c)
+					}
+				}
+				return out
+			}
+			for _, tc := range []struct {
+				version any
+				want    []string
+			}{
+				{nil, []string{"at 2.0.0", "name: Modified in v1.0.0", "total: Added in v2.0.0"}},
+				{"1.0.0", []string{"at 1.0.0", "id: Modified in v1.0.0", "name: Modified in v1.0.0"}},
+				{"0.9.3", []string{"at 0.0.0", "id: Added in v0.0.0", "name: Added in v0.0.0"}},
+			} {
+				if got := blame(tc.version); !slices.Equal(got, tc.want) {
+					t.Errorf("getSchemaBlame version %v:\n got  %q\n want %q", tc.version, got, tc.want)
+				}
+			}
+
+			// A dataset without a schema history has no versions.
+			other := "urn:li:dataset:(urn:li:dataPlatform:hive,no_schema,PROD)"
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": proposal(other, "status", map[string]any{"removed": false})})
+			if d := srv.gqlData(t, versionsOp, map[string]any{"input": map[string]any{"datasetUrn": other}}); d["getSchemaVersionList"] != nil {
+				t.Errorf("getSchemaVersionList of a dataset without schema: %v, want null", d)
+			}
+			if r := srv.gql(t, blameOp, map[string]any{"input": map[string]any{"datasetUrn": u, "version": "latest"}}); len(r.Errors) == 0 {
+				t.Errorf("getSchemaBlame of version \"latest\" answered %v, want an error", r.Data)
+			}
+		})
+	}
+}
+
+// decodeData decodes GraphQL response data into v.
+func decodeData(t *testing.T, data map[string]any, v any) {
+	t.Helper()
+	b, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
 	}
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 type usageResult struct {
@@ -169,5 +172,141 @@ func TestUsageBatchIngest(t *testing.T) {
 	// The refused batch wrote nothing.
 	if r := queryUsage(t, srv, "queryRange", map[string]any{"resource": ds, "duration": "DAY", "rangeFromEnd": "ALL"}); *r.Value.Aggregations.TotalSQLQueries != 8 {
 		t.Errorf("queries after a refused batch: %d", *r.Value.Aggregations.TotalSQLQueries)
+	}
+}
+
+// TestUsageGraphQL runs the dataset page's usage queries, exactly as
+// DataHub's web UI sends them: the usage of DataHub's BigQuery sample over
+// all time, and usage reported through batchIngest over the last month in
+// the dataset's statsSummary and usageStats.
+func TestUsageGraphQL(t *testing.T) {
+	datasetOp := uiOperation(t, "getDataset")
+	lastMonthOp := uiOperation(t, "getLastMonthUsageAggregations")
+	rangeOp := uiOperation(t, "getTimeRangeUsageAggregations")
+	recentOp := uiOperation(t, "getRecentQueries")
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			newSampleReplay(srv).postFile(t, filepath.Join(samplesDir(t), "golden", "bigquery_usages_golden.json"))
+			const sample = "urn:li:dataset:(urn:li:dataPlatform:bigquery,harshal-playground-306419.test_schema.excess_deaths_derived,PROD)"
+			const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)"
+			today := time.Now().UTC().Truncate(24 * time.Hour).UnixMilli()
+			bucket := func(daysAgo int64, queries int, users map[string]int) map[string]any {
+				var us []any
+				for u, n := range users {
+					us = append(us, map[string]any{"user": u, "count": n, "userEmail": strings.TrimPrefix(u, "urn:li:corpuser:") + "@example.com"})
+				}
+				return map[string]any{"bucket": today - daysAgo*86400000, "duration": "DAY", "resource": ds, "metrics": map[string]any{
+					"uniqueUserCount": len(users), "totalSqlQueries": queries, "topSqlQueries": []any{fmt.Sprintf("select %d", daysAgo)}, "users": us,
+					"fields": []any{map[string]any{"fieldName": "id", "count": queries}, map[string]any{"fieldName": "total", "count": 1}},
+				}}
+			}
+			srv.mustDo(t, 200, "POST", "/usageStats?action=batchIngest", map[string]any{"buckets": []any{
+				bucket(40, 100, map[string]int{"urn:li:corpuser:old": 100}), // outside the last month
+				bucket(2, 3, map[string]int{"urn:li:corpuser:a": 2, "urn:li:corpuser:b": 1}),
+				bucket(1, 5, map[string]int{"urn:li:corpuser:a": 5}),
+			}})
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": proposal(ds, "status", map[string]any{"removed": false})})
+
+			type user struct{ URN string }
+			var page struct {
+				Dataset struct {
+					URN        string
+					UsageStats struct {
+						Buckets []struct {
+							Bucket  int64
+							Metrics struct{ TotalSQLQueries *int }
+						}
+					}
+					StatsSummary struct {
+						QueryCountLast30Days      *int
+						UniqueUserCountLast30Days *int
+						TopUsersLast30Days        []user
+					}
+				}
+			}
+			decodeData(t, srv.gqlData(t, datasetOp, map[string]any{"urn": ds}), &page)
+			s := page.Dataset.StatsSummary
+			if s.QueryCountLast30Days == nil || *s.QueryCountLast30Days != 8 || s.UniqueUserCountLast30Days == nil || *s.UniqueUserCountLast30Days != 2 ||
+				!slices.Equal(s.TopUsersLast30Days, []user{{"urn:li:corpuser:a"}, {"urn:li:corpuser:b"}}) {
+				t.Errorf("getDataset statsSummary = %s, want 8 queries by 2 users, a first", jsonString(s))
+			}
+			var got []string
+			for _, b := range page.Dataset.UsageStats.Buckets {
+				n := -1
+				if b.Metrics.TotalSQLQueries != nil {
+					n = *b.Metrics.TotalSQLQueries
+				}
+				got = append(got, fmt.Sprintf("%d:%d", (today-b.Bucket)/86400000, n))
+			}
+			if want := []string{"2:3", "1:5"}; !slices.Equal(got, want) {
+				t.Errorf("getDataset usageStats buckets (days ago:queries) = %q, want %q", got, want)
+			}
+
+			type aggregations struct {
+				UniqueUserCount *int
+				TotalSQLQueries *int
+				Users           []struct {
+					User      user
+					Count     int
+					UserEmail string
+				}
+				Fields []struct {
+					FieldName string
+					Count     int
+				}
+			}
+			var month struct {
+				Dataset struct {
+					UsageStats struct{ Aggregations aggregations }
+				}
+			}
+			// batchIngest keeps no user emails, as DataHub's does not.
+			decodeData(t, srv.gqlData(t, lastMonthOp, map[string]any{"urn": ds}), &month)
+			if a := month.Dataset.UsageStats.Aggregations; jsonString(a) !=
+				`{"UniqueUserCount":2,"TotalSQLQueries":8,"Users":[{"User":{"URN":"urn:li:corpuser:a"},"Count":7,"UserEmail":""},{"User":{"URN":"urn:li:corpuser:b"},"Count":1,"UserEmail":""}],"Fields":[{"FieldName":"id","Count":8},{"FieldName":"total","Count":2}]}` {
+				t.Errorf("getLastMonthUsageAggregations: %s", jsonString(a))
+			}
+
+			// The sample's usage, from 2021, shows over all time only.
+			for _, tc := range []struct {
+				timeRange       string
+				queries, fields int
+			}{{"ALL", 7, 12}, {"YEAR", 0, 0}} {
+				var r struct {
+					Dataset struct {
+						UsageStats struct{ Aggregations aggregations }
+					}
+				}
+				decodeData(t, srv.gqlData(t, rangeOp, map[string]any{"urn": sample, "timeRange": tc.timeRange}), &r)
+				a := r.Dataset.UsageStats.Aggregations
+				queries := 0
+				if a.TotalSQLQueries != nil {
+					queries = *a.TotalSQLQueries
+				}
+				if queries != tc.queries || len(a.Fields) != tc.fields ||
+					(tc.queries > 0 && (len(a.Users) != 1 || a.Users[0].User.URN != "urn:li:corpuser:harshal" || a.Users[0].Count != 7 || a.Users[0].UserEmail != "harshal@acryl.io")) {
+					t.Errorf("getTimeRangeUsageAggregations %s of the sample: %s, want %d queries over %d fields", tc.timeRange, jsonString(a), tc.queries, tc.fields)
+				}
+			}
+
+			var recent struct {
+				Dataset struct {
+					UsageStats struct {
+						Buckets []struct {
+							Metrics struct{ TopSQLQueries []string }
+						}
+					}
+				}
+			}
+			decodeData(t, srv.gqlData(t, recentOp, map[string]any{"urn": ds}), &recent)
+			var queries []string
+			for _, b := range recent.Dataset.UsageStats.Buckets {
+				queries = append(queries, b.Metrics.TopSQLQueries...)
+			}
+			if want := []string{"select 2", "select 1"}; !slices.Equal(queries, want) {
+				t.Errorf("getRecentQueries top queries = %q, want %q", queries, want)
+			}
+		})
 	}
 }

@@ -1776,7 +1776,8 @@ type V2ScrollResult struct {
 }
 
 // V3AspectEnvelope One aspect of an OpenAPI v3 entity. Requests may add `headers` (DataHub's conditional
-// writes: accepted, not acted upon) and send `systemMetadata: null`.
+// writes: If-Version-Match, If-Modified-Since, If-Unmodified-Since; 412 when one does not
+// hold) and send `systemMetadata: null`.
 type V3AspectEnvelope struct {
 	// AuditStamp Who did something and when.
 	//

@@ -734,21 +734,3 @@ func (QueryUnsupported) ListTests(ctx context.Context, input model.ListTestsInpu
 	var zero *model.ListTestsResult
 	return zero, model.Unsupported("Query.listTests")
 }
-
-// GetSchemaBlame is not served by catalogd.
-func (QueryUnsupported) GetSchemaBlame(ctx context.Context, input model.GetSchemaBlameInput) (*model.GetSchemaBlameResult, error) {
-	var zero *model.GetSchemaBlameResult
-	return zero, model.Unsupported("Query.getSchemaBlame")
-}
-
-// GetSchemaVersionList is not served by catalogd.
-func (QueryUnsupported) GetSchemaVersionList(ctx context.Context, input model.GetSchemaVersionListInput) (*model.GetSchemaVersionListResult, error) {
-	var zero *model.GetSchemaVersionListResult
-	return zero, model.Unsupported("Query.getSchemaVersionList")
-}
-
-// GetTimeline is not served by catalogd.
-func (QueryUnsupported) GetTimeline(ctx context.Context, input model.GetTimelineInput) (*model.GetTimelineResult, error) {
-	var zero *model.GetTimelineResult
-	return zero, model.Unsupported("Query.getTimeline")
-}

@@ -40,6 +40,11 @@ type Proposal struct {
 	ContentType string
 	// SystemMetadata is the proposal's system metadata object, nil when absent.
 	SystemMetadata map[string]any
+	// Headers are the proposal's headers (DataHub's MCP headers). Those
+	// named by HeaderIfVersionMatch, HeaderIfModifiedSince and
+	// HeaderIfUnmodifiedSince make the write conditional on the aspect's
+	// current state.
+	Headers map[string]string
 	// Edit, set only by in-process callers of an UPSERT, computes the new
 	// value (JSON) from the aspect's current one (nil when absent) inside
 	// the write transaction, so that a read-modify-write cannot undo a
@@ -47,6 +52,16 @@ type Proposal struct {
 	// It may run more than once when the transaction is retried.
 	Edit func(current json.RawMessage) (json.RawMessage, error)
 }
+
+// The conditional-write headers of a proposal: the write fails with
+// Precondition unless the aspect's current version is the one named (-1
+// for none), or it was last written after (If-Modified-Since) or not after
+// (If-Unmodified-Since) the instant given (RFC 3339).
+const (
+	HeaderIfVersionMatch    = "If-Version-Match"
+	HeaderIfModifiedSince   = "If-Modified-Since"
+	HeaderIfUnmodifiedSince = "If-Unmodified-Since"
+)
 
 // Aspect is one stored version of one aspect of one entity.
 type Aspect struct {

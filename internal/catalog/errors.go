@@ -20,6 +20,7 @@ const (
 	Forbidden                // valid credentials without the needed privilege
 	Unavailable              // a dependency is down; retrying later may succeed
 	TooLarge                 // the request body exceeds the configured limit
+	Precondition             // a condition the request set on the current state does not hold
 )
 
 func (k Kind) String() string {
@@ -38,6 +39,8 @@ func (k Kind) String() string {
 		return "unavailable"
 	case TooLarge:
 		return "too large"
+	case Precondition:
+		return "precondition failed"
 	}
 	return "internal error"
 }

@@ -58,6 +58,9 @@ type Tx interface {
 	// DeleteEntity removes every aspect version, timeseries value and outgoing
 	// edge of urn, returning the number of aspect rows and timeseries rows removed.
 	DeleteEntity(ctx context.Context, urn string) (rows, timeseriesRows int, err error)
+	// DeleteTimeseries removes the values of a timeseries aspect of urn
+	// stamped timestampMillis, returning how many were removed.
+	DeleteTimeseries(ctx context.Context, urn, aspect string, timestampMillis int64) (int, error)
 	// PutTimeseries upserts timeseries values on (urn, aspect, timestamp, partition, messageId).
 	PutTimeseries(ctx context.Context, values []TimeseriesValue) error
 	// ReplaceEdges replaces, for each set, all edges whose source is set.URN

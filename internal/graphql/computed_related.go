@@ -12,6 +12,7 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/search"
+	"github.com/catalogd/catalogd/internal/usage"
 )
 
 // This file holds the computed fields that read other entities: those
@@ -749,86 +750,47 @@ func (r *computed) DataProcessInstanceState(ctx context.Context, obj model.Entit
 	return out, nil
 }
 
-// rangeDays are the days back from now of DataHub's usage time ranges (ALL:
-// no bound).
-var rangeDays = map[model.TimeRange]int{
-	model.TimeRangeDay: 1, model.TimeRangeWeek: 7, model.TimeRangeMonth: 30, model.TimeRangeQuarter: 90, model.TimeRangeYear: 365,
-}
-
-// usage aggregates the dataset usage statistics of urn over the last days
-// (0: all): DataHub's usage query.
-func (r *Resolver) usage(ctx context.Context, urn string, days int) (*model.UsageQueryResult, error) {
-	var since int64
-	if days > 0 {
-		since = time.Now().Add(-time.Duration(days) * 24 * time.Hour).UnixMilli()
+// usage answers the dataset usage statistics of urn over the time range
+// back from now in daily buckets, as DataHub's usage fields ask its usage
+// resource.
+func (r *Resolver) usage(ctx context.Context, urn string, rng model.TimeRange) (*model.UsageQueryResult, error) {
+	u, err := catalog.ParseURN(urn)
+	if err != nil {
+		return nil, err
 	}
-	vals, err := r.store.Timeseries(ctx, catalog.TimeseriesQuery{URN: urn, Aspect: "datasetUsageStatistics", Start: since, Limit: maxRelated})
+	q, err := usage.RangeQuery(u, "DAY", string(rng), time.Now())
+	if err != nil {
+		return nil, err
+	}
+	res, err := usage.Run(ctx, r.store, q)
 	if err != nil {
 		return nil, err
 	}
 	out := &model.UsageQueryResult{Buckets: []*model.UsageAggregation{}, Aggregations: &model.UsageQueryResultAggregations{}}
-	users := map[string]int{}
-	emails := map[string]string{}
-	fields := map[string]int{}
-	total := 0
-	for i := len(vals) - 1; i >= 0; i-- { // oldest first
-		v, err := decodeJSON(vals[i].Value)
-		if err != nil {
-			return nil, err
+	for _, b := range res.Buckets {
+		m := &model.UsageAggregationMetrics{TotalSQLQueries: intOf(b.Metrics.TotalSQLQueries)}
+		for _, q := range b.Metrics.TopSQLQueries {
+			m.TopSQLQueries = append(m.TopSQLQueries, ptr(q))
 		}
-		m, _ := v.(map[string]any)
-		q, _ := jsonInt(m["totalSqlQueries"])
-		total += int(q)
-		b := &model.UsageAggregation{Bucket: ptr(vals[i].TimestampMillis), Metrics: &model.UsageAggregationMetrics{TotalSQLQueries: ptr(int(q))}}
-		top, _ := m["topSqlQueries"].([]any)
-		for _, t := range top {
-			if s, ok := t.(string); ok {
-				b.Metrics.TopSQLQueries = append(b.Metrics.TopSQLQueries, ptr(s))
-			}
-		}
-		out.Buckets = append(out.Buckets, b)
-		uc, _ := m["userCounts"].([]any)
-		for _, u := range uc {
-			um, _ := u.(map[string]any)
-			n, _ := jsonInt(um["count"])
-			if user := jsonString(um, "user"); user != "" {
-				users[user] += int(n)
-				if e := jsonString(um, "userEmail"); e != "" {
-					emails[user] = e
-				}
-			}
-		}
-		fc, _ := m["fieldCounts"].([]any)
-		for _, f := range fc {
-			fm, _ := f.(map[string]any)
-			n, _ := jsonInt(fm["count"])
-			if p := jsonString(fm, "fieldPath"); p != "" {
-				fields[p] += int(n)
-			}
-		}
+		out.Buckets = append(out.Buckets, &model.UsageAggregation{Bucket: ptr(b.Bucket), Metrics: m})
 	}
 	agg := out.Aggregations
-	agg.TotalSQLQueries = ptr(total)
-	agg.UniqueUserCount = ptr(len(users))
-	for u, n := range users {
-		agg.Users = append(agg.Users, &model.UserUsageCounts{User: &model.CorpUser{Urn: u}, Count: ptr(n), UserEmail: nonEmpty(emails[u])})
+	agg.TotalSQLQueries = intOf(res.Aggregations.TotalSQLQueries)
+	agg.UniqueUserCount = intOf(res.Aggregations.UniqueUserCount)
+	for _, c := range res.Aggregations.Users {
+		agg.Users = append(agg.Users, &model.UserUsageCounts{User: &model.CorpUser{Urn: c.User}, Count: ptr(int(c.Count)), UserEmail: nonEmpty(c.UserEmail)})
 	}
-	sort.Slice(agg.Users, func(i, j int) bool {
-		if *agg.Users[i].Count != *agg.Users[j].Count {
-			return *agg.Users[i].Count > *agg.Users[j].Count
-		}
-		return agg.Users[i].User.Urn < agg.Users[j].User.Urn
-	})
-	for f, n := range fields {
-		agg.Fields = append(agg.Fields, &model.FieldUsageCounts{FieldName: ptr(f), Count: ptr(n)})
+	for _, f := range res.Aggregations.Fields {
+		agg.Fields = append(agg.Fields, &model.FieldUsageCounts{FieldName: ptr(f.FieldName), Count: ptr(int(f.Count))})
 	}
-	sort.Slice(agg.Fields, func(i, j int) bool {
-		if *agg.Fields[i].Count != *agg.Fields[j].Count {
-			return *agg.Fields[i].Count > *agg.Fields[j].Count
-		}
-		return *agg.Fields[i].FieldName < *agg.Fields[j].FieldName
-	})
 	return out, nil
+}
+
+func intOf(n *int64) *int {
+	if n == nil {
+		return nil
+	}
+	return ptr(int(*n))
 }
 
 // canViewUsage reports whether the caller may see the entity's usage;
@@ -847,11 +809,11 @@ func (r *computed) UsageStats(ctx context.Context, obj model.Entity, _ *string, 
 	if ok, err := r.canViewUsage(ctx, urn); err != nil || !ok {
 		return nil, err
 	}
-	days := 30
+	tr := model.TimeRangeMonth
 	if rng != nil {
-		days = rangeDays[*rng]
+		tr = *rng
 	}
-	return r.usage(ctx, urn, days)
+	return r.usage(ctx, urn, tr)
 }
 
 // maxTopUsers is how many top users DataHub's stats summaries list.
@@ -863,7 +825,7 @@ func (r *computed) DatasetStatsSummary(ctx context.Context, obj model.Entity) (*
 	if ok, err := r.canViewUsage(ctx, urn); err != nil || !ok {
 		return nil, err
 	}
-	u, err := r.usage(ctx, urn, 30)
+	u, err := r.usage(ctx, urn, model.TimeRangeMonth)
 	if err != nil {
 		return nil, err
 	}

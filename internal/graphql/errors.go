@@ -40,7 +40,7 @@ func codeOf(k catalog.Kind) int {
 		return codeUnauthorized
 	case catalog.NotFound:
 		return codeNotFound
-	case catalog.Conflict:
+	case catalog.Conflict, catalog.Precondition:
 		return codeConflict
 	case catalog.Unavailable:
 		return codeUnavailable

@@ -25,6 +25,7 @@ import (
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/search"
+	"github.com/catalogd/catalogd/internal/timeline"
 )
 
 // Config holds what the GraphQL service needs. Search and Lineage may be nil,
@@ -39,6 +40,9 @@ type Config struct {
 	// sources; nil leaves those operations failing, grants every platform
 	// privilege in me and leaves CorpUser.isNativeUser null.
 	Auth *auth.Service
+	// Timeline computes entity timelines from stored aspect versions; nil
+	// leaves getTimeline, getSchemaBlame and getSchemaVersionList failing.
+	Timeline *timeline.Service
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
@@ -52,16 +56,17 @@ type Config struct {
 // Resolver is the root resolver. It is safe for concurrent use: per-request
 // state lives in the loader carried by the context.
 type Resolver struct {
-	reg     *registry.Registry
-	store   catalog.Store
-	ingest  *ingest.Service
-	search  *search.Service
-	lineage *graph.Service
-	auth    *auth.Service
+	reg      *registry.Registry
+	store    catalog.Store
+	ingest   *ingest.Service
+	search   *search.Service
+	lineage  *graph.Service
+	auth     *auth.Service
+	timeline *timeline.Service
 }
 
 func newResolver(c Config) *Resolver {
-	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth}
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, timeline: c.Timeline}
 }
 
 // nativeUsers returns the auth service's NativeUsers, nil without one.

@@ -311,6 +311,11 @@ func (a *applier) touch(urn string, ent *catalog.EntitySpec) *touch {
 func (a *applier) one(ctx context.Context, p *prepared) error {
 	slots := a.state[p.urn]
 	t := a.touch(p.urn, p.entity)
+	if len(p.src.Headers) > 0 {
+		if err := checkPreconditions(p, slots[p.aspect.Name]); err != nil {
+			return err
+		}
+	}
 	switch p.change {
 	case catalog.Delete:
 		if a.planning {

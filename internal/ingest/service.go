@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -395,7 +396,8 @@ func (pl *plan) discard() {
 // applies it afresh and reports the error). The caller has WithPlanAhead.
 func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, busy map[string]bool, prepared []*prepared) *plan {
 	for _, p := range prepared {
-		if p.change == catalog.Delete || p.aspect.Timeseries {
+		// A conditional write is judged on the state its transaction sees.
+		if p.change == catalog.Delete || p.aspect.Timeseries || len(p.src.Headers) > 0 {
 			return nil
 		}
 	}
@@ -807,4 +809,52 @@ func (s *Service) DeleteEntity(ctx context.Context, actor string, urn catalog.UR
 		return nil
 	})
 	return rows, timeseriesRows, err
+}
+
+// DeleteLatestTimeseries removes the latest value of the timeseries aspect
+// of urn: every value stamped with the newest timestampMillis, as DataHub's
+// DELETE of a timeseries aspect does. It returns the number of values
+// removed, 0 when the aspect has none.
+func (s *Service) DeleteLatestTimeseries(ctx context.Context, actor string, urn catalog.URN, aspect string) (int, error) {
+	ent := s.reg.Entity(urn.EntityType())
+	if ent == nil {
+		return 0, catalog.Errorf(catalog.Invalid, "unknown entity type %q in URN %s", urn.EntityType(), urn)
+	}
+	if asp := s.reg.Aspect(aspect); asp == nil || !asp.Timeseries || !slices.Contains(ent.Aspects, aspect) {
+		return 0, catalog.Errorf(catalog.Invalid, "%s is not a timeseries aspect of %s", aspect, ent.Name)
+	}
+	if actor == "" {
+		actor = catalog.SystemActor
+	}
+	deleted := []Change{{URN: urn.String(), EntityType: ent.Name, Aspect: aspect, Deleted: true}}
+	if s.authorizer != nil {
+		if err := s.authorizer.AuthorizeChanges(ctx, actor, deleted); err != nil {
+			return 0, err
+		}
+	}
+	var n int
+	err := s.store.Update(ctx, func(tx catalog.Tx) error {
+		latest, err := tx.Timeseries(ctx, catalog.TimeseriesQuery{URN: urn.String(), Aspect: aspect, Limit: 1})
+		if err != nil || len(latest) == 0 {
+			return err
+		}
+		if n, err = tx.DeleteTimeseries(ctx, urn.String(), aspect, latest[0].TimestampMillis); err != nil || n == 0 {
+			return err
+		}
+		now := s.now().UnixMilli()
+		for _, au := range s.auditors {
+			if err := au.RecordChanges(ctx, tx, actor, now, deleted); err != nil {
+				return err
+			}
+		}
+		if s.indexer != nil {
+			// Search documents may carry the latest timeseries values.
+			return s.indexer.Reindex(ctx, tx, []string{urn.String()})
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }

@@ -164,13 +164,18 @@ func decodeProposalFast(b []byte) (catalog.Proposal, bool) {
 			p.SystemMetadata = m
 			return isMap || d == nil
 		case "headers":
-			// Not kept; only its type is checked, as the slow path does.
 			if v.Null() {
 				return true
 			}
-			return v.Object(func(_ string, h fastjson.Cursor) bool {
-				raw, ok := h.Raw()
-				return ok && raw[0] == '"'
+			return v.Object(func(name string, h fastjson.Cursor) bool {
+				s, ok := h.String()
+				if ok {
+					if p.Headers == nil {
+						p.Headers = map[string]string{}
+					}
+					p.Headers[name] = s
+				}
+				return ok
 			})
 		}
 		return false
@@ -248,6 +253,7 @@ func (w *wireProposal) proposal() catalog.Proposal {
 		ChangeType:     catalog.ChangeType(w.ChangeType),
 		AspectName:     w.AspectName,
 		SystemMetadata: w.SystemMetadata,
+		Headers:        w.Headers,
 	}
 	p.EntityKey, _ = w.EntityKeyAspect.raw()
 	p.Value, p.ContentType = w.Aspect.raw()

@@ -170,11 +170,16 @@ func Convert(e *RunEvent) ([]catalog.Proposal, error) {
 	if fineGrained == nil {
 		fineGrained = []any{}
 	}
-	c.add("dataJob", job, "dataJobInputOutput", map[string]any{
+	io := map[string]any{
 		"inputDatasets": []any{}, "inputDatasetEdges": edges(inputs),
 		"outputDatasets": []any{}, "outputDatasetEdges": edges(outputs),
 		"inputDatajobs": []any{}, "fineGrainedLineages": fineGrained,
-	})
+	}
+	if parent := c.parentJob(); parent != "" {
+		io["inputDatajobEdges"] = []any{map[string]any{"destinationUrn": parent,
+			"lastModified": map[string]any{"time": c.at, "actor": datahubActor}}}
+	}
+	c.add("dataJob", job, "dataJobInputOutput", io)
 
 	run := "urn:li:dataProcessInstance:" + e.Run.RunID
 	urns := func(ds []dataset) []any {
@@ -191,6 +196,33 @@ func Convert(e *RunEvent) ([]catalog.Proposal, error) {
 	c.add("dataProcessInstance", run, "dataProcessInstanceRunEvent", c.runEvent())
 	c.add("dataProcessInstance", run, "dataProcessInstanceRelationships", map[string]any{"parentTemplate": job, "upstreamInstances": []any{}})
 	return c.props, c.err
+}
+
+// parentJob is the data job of the run's parent (the parent run facet: an
+// Airflow task that started a Spark application, say), "" without one: the
+// job this conversion gives the parent's own events, its orchestrator told
+// by the facet's producer. DataHub's converter makes the parent an
+// upstream job the same way.
+func (c *converter) parentJob() string {
+	var p struct {
+		Producer string `json:"_producer"`
+		Job      struct {
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+		} `json:"job"`
+	}
+	if !facet(c.e.Run.Facets, "parent", &p) || p.Job.Namespace == "" || p.Job.Name == "" {
+		return ""
+	}
+	producer := p.Producer
+	if producer == "" {
+		producer = c.e.Producer
+	}
+	orch, err := orchestrator("", producer)
+	if err != nil {
+		return ""
+	}
+	return "urn:li:dataJob:(" + flowURN(orch, strings.Split(p.Job.Name, ".")[0], p.Job.Namespace) + "," + p.Job.Name + ")"
 }
 
 func flowURN(orchestrator, name, cluster string) string {

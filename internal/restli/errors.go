@@ -27,6 +27,8 @@ func StatusOf(err error) int {
 		return http.StatusNotFound
 	case catalog.Conflict:
 		return http.StatusConflict
+	case catalog.Precondition:
+		return http.StatusPreconditionFailed
 	case catalog.Unauthorized:
 		return http.StatusUnauthorized
 	case catalog.Forbidden:

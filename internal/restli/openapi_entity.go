@@ -3,6 +3,7 @@ package restli
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -295,7 +296,8 @@ func (o *openAPI) exists(ctx context.Context, ent *catalog.EntitySpec, urn strin
 
 // delete serves DELETE /openapi/vN/entity/<type>/<urn>[/<aspect>]. An
 // entity is hard-deleted whole, or only the aspects named by aspects=, or
-// every aspect but its key with clear=true. Deleting what does not exist
+// every aspect but its key with clear=true; a timeseries aspect loses its
+// latest value. Deleting what does not exist
 // succeeds, so that a retried delete is harmless.
 func (o *openAPI) delete(ver apiVersion) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -305,6 +307,16 @@ func (o *openAPI) delete(ver apiVersion) http.HandlerFunc {
 			return
 		}
 		var names []string
+		if asp != nil && asp.Timeseries {
+			// A timeseries aspect has no single value: DataHub deletes its
+			// latest one.
+			if _, err := o.h.ingest.DeleteLatestTimeseries(r.Context(), o.h.actor(r), u, asp.Name); err != nil {
+				writeOpenAPIError(w, r, err)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		if asp != nil {
 			names = []string{asp.Name}
 		} else {
@@ -349,12 +361,35 @@ func (o *openAPI) delete(ver apiVersion) http.HandlerFunc {
 }
 
 // aspectBody is one aspect of a v3 request: {"value": ..., "systemMetadata":
-// ..., "headers": ...}. DataHub's conditional-write headers are accepted
-// and not acted upon.
+// ..., "headers": ...}; the headers are the proposal's, DataHub's
+// conditional-write headers among them.
 type aspectBody struct {
 	Value          json.RawMessage   `json:"value"`
 	SystemMetadata map[string]any    `json:"systemMetadata"`
 	Headers        map[string]string `json:"headers"`
+}
+
+// conditionalHeaders adds to the headers of a one-aspect write's body the
+// conditional-write headers of its HTTP request, which the body's override.
+func conditionalHeaders(r *http.Request, body map[string]string) map[string]string {
+	var out map[string]string
+	for _, name := range []string{catalog.HeaderIfVersionMatch, catalog.HeaderIfModifiedSince, catalog.HeaderIfUnmodifiedSince} {
+		v := r.Header.Get(name)
+		if _, inBody := body[name]; v == "" || inBody {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(body)
+			if out == nil {
+				out = map[string]string{}
+			}
+		}
+		out[name] = v
+	}
+	if out == nil {
+		return body
+	}
+	return out
 }
 
 // changeTypeOf is the change type of an aspect write: CREATE_ENTITY,
@@ -431,6 +466,7 @@ func (o *openAPI) createAspect(ver apiVersion) http.HandlerFunc {
 		p := catalog.Proposal{
 			EntityType: ent.Name, EntityURN: u.String(), ChangeType: change, AspectName: asp.Name,
 			Value: ab.Value, ContentType: "application/json", SystemMetadata: ab.SystemMetadata,
+			Headers: conditionalHeaders(r, ab.Headers),
 		}
 		if err := o.ingest(r.Context(), r, []catalog.Proposal{p}); err != nil {
 			writeOpenAPIError(w, r, err)
@@ -473,7 +509,8 @@ func (o *openAPI) patchAspect(ver apiVersion) http.HandlerFunc {
 			writeOpenAPIError(w, r, err)
 			return
 		}
-		p := catalog.Proposal{EntityType: ent.Name, EntityURN: u.String(), ChangeType: catalog.Patch, AspectName: asp.Name, Value: ops, ContentType: "application/json-patch+json"}
+		p := catalog.Proposal{EntityType: ent.Name, EntityURN: u.String(), ChangeType: catalog.Patch, AspectName: asp.Name, Value: ops,
+			ContentType: "application/json-patch+json", Headers: conditionalHeaders(r, nil)}
 		if err := o.ingest(r.Context(), r, []catalog.Proposal{p}); err != nil {
 			writeOpenAPIError(w, r, err)
 			return
@@ -545,6 +582,7 @@ func (o *openAPI) createEntities(ver apiVersion) http.HandlerFunc {
 				props = append(props, catalog.Proposal{
 					EntityType: ent.Name, EntityURN: it.urn, ChangeType: change, AspectName: a.name,
 					Value: a.body.Value, ContentType: "application/json", SystemMetadata: a.body.SystemMetadata,
+					Headers: a.body.Headers,
 				})
 			}
 		}
@@ -586,6 +624,7 @@ func (o *openAPI) patchEntities(w http.ResponseWriter, r *http.Request) {
 			props = append(props, catalog.Proposal{
 				EntityType: ent.Name, EntityURN: it.urn, ChangeType: catalog.Patch, AspectName: a.name,
 				Value: a.body.Value, ContentType: "application/json-patch+json", SystemMetadata: a.body.SystemMetadata,
+				Headers: a.body.Headers,
 			})
 		}
 	}

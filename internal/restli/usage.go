@@ -75,16 +75,9 @@ func (h *Handler) usageQueryRange(ctx context.Context, r *http.Request, body []b
 	if err != nil {
 		return nil, err
 	}
-	span, ok := usage.Ranges[p.RangeFromEnd]
-	if !ok {
-		return nil, catalog.Errorf(catalog.Invalid, "rangeFromEnd %q is not one of HOUR, DAY, WEEK, MONTH, QUARTER, YEAR, ALL", p.RangeFromEnd)
-	}
-	now := time.Now()
-	q.End = now.UnixMilli()
-	if span > 0 {
-		// Both ends are inclusive: a millisecond more reaches the start
-		// of the first whole bucket.
-		q.Start = now.Add(-span).UnixMilli() - 1
+	q, err = usage.RangeQuery(q.Resource, q.Duration, p.RangeFromEnd, time.Now())
+	if err != nil {
+		return nil, err
 	}
 	return usage.Run(ctx, h.store, q)
 }

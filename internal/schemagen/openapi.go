@@ -348,7 +348,7 @@ func closed(o map[string]any, desc string) map[string]any {
 func headersSchema() map[string]any {
 	return map[string]any{
 		"type": "object", "nullable": true, "additionalProperties": map[string]any{"type": "string"},
-		"description": "Headers of the write (DataHub's conditional writes); accepted, not acted upon.",
+		"description": "Headers of the write. DataHub's conditional writes: If-Version-Match (the aspect's current version, -1 for none), If-Modified-Since and If-Unmodified-Since (RFC 3339 instants); a condition that does not hold answers 412 and writes nothing.",
 	}
 }
 
@@ -555,6 +555,10 @@ func (g *oaGen) aspectPath(name, up, aspect, comp string, timeseries bool, tag s
 	sm := pref("SystemMetadata_v3")
 	what := aspect + " of a " + name
 	id := up + upperFirst(aspect) + "_v3"
+	deleteSummary := "Delete the " + what + "."
+	if timeseries {
+		deleteSummary = "Delete the latest value of the " + what + " (every value stamped with its timestampMillis)."
+	}
 	return map[string]any{
 		"parameters": []any{pref("UrnPath")},
 		"get": op("get"+id, "Read the "+what+".", tag, []any{sm, version}, nil, map[string]any{
@@ -563,7 +567,7 @@ func (g *oaGen) aspectPath(name, up, aspect, comp string, timeseries bool, tag s
 		"head": op("head"+id, "Whether a "+name+" has "+aspect+".", tag, []any{pref("IncludeSoftDelete_v3")}, nil, map[string]any{
 			"204": rref("Exists_v3"), "404": rref("NotExists_v3"),
 		}),
-		"delete": op("delete"+id, "Delete the "+what+".", tag, nil, nil, map[string]any{"200": rref("Deleted_v3")}),
+		"delete": op("delete"+id, deleteSummary, tag, nil, nil, map[string]any{"200": rref("Deleted_v3")}),
 		"post": op("create"+id, "Write the "+what+".", tag, []any{
 			pref("AsyncAspect_v3"), sm, pref("CreateIfNotExists_v3"), pref("CreateIfEntityNotExists_v3"), pref("CreateEntityIfNotExists_v3"),
 		}, reqBody("The aspect.", ref(comp+"AspectRequest_v3")), map[string]any{

@@ -197,6 +197,20 @@ func (tx *Tx) DeleteEntity(ctx context.Context, urn string) (rows, timeseriesRow
 	return rows, timeseriesRows, nil
 }
 
+// DeleteTimeseries removes the values of a timeseries aspect of urn stamped
+// timestampMillis, whatever their partition and message id.
+func (tx *Tx) DeleteTimeseries(ctx context.Context, urn, aspect string, timestampMillis int64) (int, error) {
+	res, err := tx.q.ExecContext(ctx, tx.db.q.rebind("DELETE FROM timeseries_aspect WHERE urn = ? AND aspect = ? AND timestamp_ms = ?"), urn, aspect, timestampMillis)
+	if err != nil {
+		return 0, tx.db.fail(ctx, err, "delete %s of %s at %d", aspect, urn, timestampMillis)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, tx.db.fail(ctx, err, "delete %s of %s at %d", aspect, urn, timestampMillis)
+	}
+	return int(n), nil
+}
+
 type timeseriesKey struct {
 	urn, aspect        string
 	ts                 int64

@@ -160,6 +160,9 @@ var generators = map[string]generator{
 	"status":                      statusChanges,
 	"deprecation":                 deprecationChanges,
 	"dataProcessInstanceRunEvent": runEventChanges,
+	"assertionRunEvent":           assertionRunChanges,
+	"businessAttributes":          businessAttributesChanges,
+	"businessAttributeInfo":       businessAttributeInfoChanges,
 }
 
 // keyAspects are the key aspects whose creation and removal are lifecycle
@@ -176,7 +179,8 @@ var streamed = map[string]bool{
 	"globalTags": true, "glossaryTerms": true, "ownership": true, "domains": true,
 	"editableSchemaMetadata": true, "schemaMetadata": true, "deprecation": true,
 	"datasetProperties": true, "editableDatasetProperties": true, "status": true,
-	"dataProcessInstanceRunEvent": true,
+	"dataProcessInstanceRunEvent": true, "assertionRunEvent": true,
+	"businessAttributes": true, "businessAttributeInfo": true,
 }
 
 // IsKeyAspect reports whether aspect is a key aspect whose creation and

@@ -123,6 +123,26 @@ func TestChanges(t *testing.T) {
 		name: "run started", aspect: "dataProcessInstanceRunEvent", to: `{"timestampMillis":1,"status":"STARTED"}`,
 		want: []string{"RUN STARTED " + ds + " {} NONE: "},
 	}, {
+		name: "assertion run completed", aspect: "assertionRunEvent",
+		to:   `{"timestampMillis":1,"runId":"r1","asserteeUrn":"urn:li:dataset:x","assertionUrn":"urn:li:assertion:a","status":"COMPLETE","result":{"type":"FAILURE"}}`,
+		want: []string{"RUN COMPLETED " + ds + " {asserteeUrn=urn:li:dataset:x assertionResult=FAILURE runId=r1 runResult=COMPLETE} NONE: "},
+	}, {
+		name: "assertion run not complete", aspect: "assertionRunEvent",
+		to: `{"timestampMillis":1,"runId":"r1","asserteeUrn":"urn:li:dataset:x","assertionUrn":"urn:li:assertion:a","status":"RUNNING"}`,
+	}, {
+		name: "business attribute: documentation, terms and tags", aspect: "businessAttributeInfo",
+		from: `{"fieldPath":"email","name":"email","description":"a"}`,
+		to:   `{"fieldPath":"email","name":"email","description":"b","glossaryTerms":{"terms":[{"urn":"urn:li:glossaryTerm:pii"}]},"globalTags":{"tags":[{"tag":"urn:li:tag:t"}]}}`,
+		want: []string{
+			"DOCUMENTATION MODIFY email {} MINOR: Documentation for the businessAttribute 'email' has been updated from 'a' to 'b'.",
+			"GLOSSARY_TERM ADD urn:li:glossaryTerm:pii {termUrn=urn:li:glossaryTerm:pii} MINOR: Term 'pii' added to entity '" + ds + "'.",
+			"TAG ADD urn:li:tag:t {tagUrn=urn:li:tag:t} MINOR: Tag 't' added to entity '" + ds + "'.",
+		},
+	}, {
+		name: "business attribute documentation removed", aspect: "businessAttributeInfo",
+		from: `{"fieldPath":"email","name":"email","description":"a"}`, to: `{"fieldPath":"email","name":"email"}`,
+		want: []string{"DOCUMENTATION REMOVE email {} MINOR: Documentation for the businessAttribute 'email' has been removed: 'a'"},
+	}, {
 		name: "key of a type without lifecycle events", aspect: "corpUserKey", to: `{"username":"u"}`,
 	}, {
 		name: "aspect without change events", aspect: "browsePaths", to: `{"paths":["/a"]}`,
@@ -201,5 +221,34 @@ func TestAppendTransactions(t *testing.T) {
 	}
 	if !json.Valid(got) {
 		t.Errorf("invalid JSON")
+	}
+}
+
+// TestBusinessAttributeOfField checks the events of a schema field's
+// business attribute attached, replaced (no event, as in DataHub) and
+// detached.
+func TestBusinessAttributeOfField(t *testing.T) {
+	fieldURN := SchemaFieldURN(ds, "email")
+	attr := func(u string) string {
+		return `{"businessAttribute":{"businessAttributeUrn":"` + u + `"}}`
+	}
+	tests := []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"attached", "", attr("urn:li:businessAttribute:a"), []string{"BUSINESS_ATTRIBUTE ADD " + fieldURN + " urn:li:businessAttribute:a {parentUrn=" + fieldURN +
+			" businessAttributeUrn=urn:li:businessAttribute:a datasetUrn=" + ds + "} MINOR: BusinessAttribute 'a' added to entity '" + fieldURN + "'."}},
+		{"replaced", attr("urn:li:businessAttribute:a"), attr("urn:li:businessAttribute:b"), nil},
+		{"detached", attr("urn:li:businessAttribute:a"), `{}`, []string{"BUSINESS_ATTRIBUTE REMOVE " + fieldURN + " urn:li:businessAttribute:a {parentUrn=" + fieldURN +
+			" businessAttributeUrn=urn:li:businessAttribute:a datasetUrn=" + ds + "} MINOR: BusinessAttribute 'a' removed from entity '" + fieldURN + "'."}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, e := range Changes(fieldURN, "businessAttributes", decodeTest(t, tc.from), decodeTest(t, tc.to)) {
+			got = append(got, line(e))
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s: events:\n%s\nwant:\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
 	}
 }

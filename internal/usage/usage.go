@@ -155,6 +155,23 @@ type Query struct {
 	Start, End int64
 }
 
+// RangeQuery asks for the usage of resource in buckets of duration over
+// the range rangeFromEnd (a key of Ranges) back from now: DataHub's
+// queryRange, which its GraphQL usage fields also run.
+func RangeQuery(resource catalog.URN, duration, rangeFromEnd string, now time.Time) (Query, error) {
+	span, ok := Ranges[rangeFromEnd]
+	if !ok {
+		return Query{}, catalog.Errorf(catalog.Invalid, "rangeFromEnd %q is not one of HOUR, DAY, WEEK, MONTH, QUARTER, YEAR, ALL", rangeFromEnd)
+	}
+	q := Query{Resource: resource, Duration: duration, End: now.UnixMilli()}
+	if span > 0 {
+		// Both ends are inclusive: a millisecond more reaches the start
+		// of the first whole bucket.
+		q.Start = now.Add(-span).UnixMilli() - 1
+	}
+	return q, nil
+}
+
 // stored is the part of a datasetUsageStatistics value a query reads.
 type stored struct {
 	TimestampMillis int64    `json:"timestampMillis"`

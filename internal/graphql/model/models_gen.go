@@ -1019,6 +1019,7 @@ type GetSchemaVersionListInput struct {
 
 type GetSchemaVersionListResult struct {
 	LatestVersion       *SemanticVersionStruct   `json:"latestVersion,omitempty"`
+	Version             *SemanticVersionStruct   `json:"version,omitempty"`
 	SemanticVersionList []*SemanticVersionStruct `json:"semanticVersionList,omitempty"`
 }
 
@@ -1763,10 +1764,11 @@ type SchemaFieldBlame struct {
 }
 
 type SchemaFieldChange struct {
-	TimestampMillis       int64   `json:"timestampMillis"`
-	LastSemanticVersion   string  `json:"lastSemanticVersion"`
-	VersionStamp          string  `json:"versionStamp"`
-	LastSchemaFieldChange *string `json:"lastSchemaFieldChange,omitempty"`
+	TimestampMillis       int64               `json:"timestampMillis"`
+	LastSemanticVersion   string              `json:"lastSemanticVersion"`
+	VersionStamp          string              `json:"versionStamp"`
+	ChangeType            ChangeOperationType `json:"changeType"`
+	LastSchemaFieldChange *string             `json:"lastSchemaFieldChange,omitempty"`
 }
 
 type SchemaFieldRef struct {
