@@ -801,12 +801,6 @@ func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.L
 	return zero, model.Unsupported("Query.listExecutionRequests")
 }
 
-// ScrollAcrossLineage is not served by catalogd.
-func (QueryUnsupported) ScrollAcrossLineage(ctx context.Context, input model.ScrollAcrossLineageInput) (*model.ScrollAcrossLineageResults, error) {
-	var zero *model.ScrollAcrossLineageResults
-	return zero, model.Unsupported("Query.scrollAcrossLineage")
-}
-
 // BrowseV2 is not served by catalogd.
 func (QueryUnsupported) BrowseV2(ctx context.Context, input model.BrowseV2Input) (*model.BrowseResultsV2, error) {
 	var zero *model.BrowseResultsV2

@@ -146,6 +146,10 @@ func TestLineage(t *testing.T) {
 	}
 }
 
+// etlStamp is the auditStamp upstreams gives each upstream: the edge's
+// updatedOn and updatedActor.
+var etlStamp = catalog.AuditStamp{Time: 1, Actor: "urn:li:corpuser:etl"}
+
 func TestLineagePaths(t *testing.T) {
 	db := openStore(t)
 	ingestAll(t, db, upstreams(ds("b"), ds("a")), upstreams(ds("c"), ds("b")))
@@ -154,8 +158,10 @@ func TestLineagePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []graph.LineageNode{
-		{URN: ds("b"), Hops: 1, Path: []string{ds("c"), ds("b")}, Relationship: "DownstreamOf"},
-		{URN: ds("a"), Hops: 2, Path: []string{ds("c"), ds("b"), ds("a")}, Relationship: "DownstreamOf"},
+		{URN: ds("b"), Hops: 1, Path: []string{ds("c"), ds("b")}, Paths: [][]string{{ds("c"), ds("b")}}, Degrees: []int{1},
+			Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
+		{URN: ds("a"), Hops: 2, Path: []string{ds("c"), ds("b"), ds("a")}, Paths: [][]string{{ds("c"), ds("b"), ds("a")}}, Degrees: []int{2},
+			Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Lineage = %+v\nwant %+v", got, want)
