@@ -418,24 +418,6 @@ func (MutationUnsupported) BatchAssignRole(ctx context.Context, input model.Batc
 	return zero, model.Unsupported("Mutation.batchAssignRole")
 }
 
-// CreatePost is not served by catalogd.
-func (MutationUnsupported) CreatePost(ctx context.Context, input model.CreatePostInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.createPost")
-}
-
-// UpdatePost is not served by catalogd.
-func (MutationUnsupported) UpdatePost(ctx context.Context, input model.UpdatePostInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updatePost")
-}
-
-// DeletePost is not served by catalogd.
-func (MutationUnsupported) DeletePost(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deletePost")
-}
-
 // CreateView is not served by catalogd.
 func (MutationUnsupported) CreateView(ctx context.Context, input model.CreateViewInput) (*model.DataHubView, error) {
 	var zero *model.DataHubView

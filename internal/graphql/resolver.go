@@ -19,6 +19,7 @@ import (
 	"time"
 
 	generated "github.com/catalogd/catalogd/gen/graphql"
+	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graph"
@@ -39,6 +40,10 @@ type Config struct {
 	// sources; nil leaves those operations failing, grants every platform
 	// privilege in me and leaves CorpUser.isNativeUser null.
 	Auth *auth.Service
+	// Usage reads the usage events recorded (the web app's analytics and
+	// the audit log) for the home page's recommendations; nil leaves out
+	// the modules built from them.
+	Usage UsageReader
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
@@ -52,16 +57,24 @@ type Config struct {
 // Resolver is the root resolver. It is safe for concurrent use: per-request
 // state lives in the loader carried by the context.
 type Resolver struct {
-	reg     *registry.Registry
-	store   catalog.Store
-	ingest  *ingest.Service
-	search  *search.Service
-	lineage *graph.Service
-	auth    *auth.Service
+	reg      *registry.Registry
+	store    catalog.Store
+	ingest   *ingest.Service
+	search   *search.Service
+	lineage  *graph.Service
+	auth     *auth.Service
+	usageLog UsageReader
+}
+
+// UsageReader reads what users did, as audit.Recorder records it.
+type UsageReader interface {
+	RecentEntities(ctx context.Context, q audit.UsageQuery) ([]audit.UsageEntry, error)
+	PopularEntities(ctx context.Context, q audit.UsageQuery) ([]audit.UsageEntry, error)
+	RecentSearches(ctx context.Context, q audit.UsageQuery) ([]audit.UsageEntry, error)
 }
 
 func newResolver(c Config) *Resolver {
-	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth}
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, usageLog: c.Usage}
 }
 
 // nativeUsers returns the auth service's NativeUsers, nil without one.
