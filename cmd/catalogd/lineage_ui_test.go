@@ -220,6 +220,13 @@ func testLineageGraph(t *testing.T, ui *uiOps) {
 		if got := urnsAt(t, d, "entities.0.downstream.relationships", "entity.urn"); !slices.Contains(got, field) {
 			t.Errorf("downstream fields of logging_events.event_data = %v, want %s among them", got, field)
 		}
+		// The lineage tab's column lineage: a search across the lineage of
+		// the field.
+		res := ui.run(t, "searchAcrossLineage", map[string]any{"input": map[string]any{"urn": field, "direction": "UPSTREAM", "query": "*",
+			"start": 0, "count": 10, "orFilters": degreeFilter("1", "2", "3+")}})
+		if got := urnsAt(t, res, "searchAcrossLineage.searchResults", "entity.urn"); !slices.Equal(got, []string{want}) {
+			t.Errorf("searchAcrossLineage upstream of fct_users_created.user_name = %v, want [%s]", got, want)
+		}
 	})
 }
 

@@ -509,6 +509,26 @@ func (r *Resolver) matchLineage(ctx context.Context, nodes []graph.LineageNode, 
 	for _, h := range res.Hits {
 		hit[h.URN] = true
 	}
+	// Fields (column-level lineage) mostly have no aspects of their own and
+	// so no index entry: with nothing to match, those whose dataset lives
+	// are kept.
+	if text == "*" && f == nil {
+		var fields []string
+		for _, u := range urns {
+			if !hit[u] && urnType(u) == "schemaField" {
+				fields = append(fields, u)
+			}
+		}
+		if len(fields) > 0 {
+			live, err := r.live(ctx, fields)
+			if err != nil {
+				return nil, nil, err
+			}
+			for u, ok := range live {
+				hit[u] = hit[u] || ok
+			}
+		}
+	}
 	out := nodes[:0:0]
 	for _, n := range nodes {
 		if hit[n.URN] {
