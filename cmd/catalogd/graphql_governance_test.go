@@ -2,12 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/catalogd/catalogd/internal/contract"
 )
 
 // The governance end-to-end tests: domains, glossary, ownership types, roles
@@ -15,32 +12,6 @@ import (
 // it (its own operation documents) and as the terraform provider does, and
 // the validation errors in the words of DataHub's GraphQL engine that
 // clients recognise.
-
-// uiOps are the web app's GraphQL operations by name.
-type uiOps map[string]contract.UIOperation
-
-func loadUIOps(t *testing.T) uiOps {
-	t.Helper()
-	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
-	if err != nil {
-		t.Fatalf("DataHub's web UI documents: %v", err)
-	}
-	out := uiOps{}
-	for _, op := range ops {
-		out[op.Name] = op
-	}
-	return out
-}
-
-// text is the document of the operation name with the fragments it uses.
-func (o uiOps) text(t testing.TB, name string) string {
-	t.Helper()
-	op, ok := o[name]
-	if !ok {
-		t.Fatalf("the web app has no operation %s", name)
-	}
-	return op.Text()
-}
 
 // govData runs a GraphQL operation that must succeed as the token's user
 // and returns its data decoded.
@@ -138,7 +109,7 @@ func TestGraphQLValidationWording(t *testing.T) {
 // parent, a move under a subdomain or a missing domain, a delete of a
 // domain with subdomains, and a user without Manage Domains.
 func TestGovernanceDomains(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
@@ -286,7 +257,7 @@ func TestGovernanceDomains(t *testing.T) {
 // terms (Is A, Has A), moves a term between nodes and deletes a node and a
 // term, checking what refers to them follows.
 func TestGovernanceGlossary(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
@@ -406,7 +377,7 @@ func TestGovernanceGlossary(t *testing.T) {
 // deleting a type takes it out of ownerships unless asked not to, and that
 // a system type is only marked removed.
 func TestGovernanceOwnershipTypes(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
@@ -544,7 +515,7 @@ func TestGovernanceOwnershipTypes(t *testing.T) {
 // the terraform provider relies on, that criteria on domains and tags
 // (STARTS_WITH too) select what they name, and getGrantedPrivileges.
 func TestGovernanceRolesAndPolicies(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
@@ -701,7 +672,7 @@ func TestGovernanceRolesAndPolicies(t *testing.T) {
 // and terraform provider read it (nativeGroupMembership), DataHub's rules
 // on groups of other origins, and a user's own settings.
 func TestGovernanceGroupsAndSettings(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
@@ -891,7 +862,7 @@ func TestGovernanceOpenAPIV3(t *testing.T) {
 // TestGovernanceServiceAccounts creates a service account as DataHub's API
 // does, gives it a token and a role, and deletes it, which ends the token.
 func TestGovernanceServiceAccounts(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			s := startAuthServer(t, st.args...)
@@ -972,7 +943,7 @@ func pickOr(v any, key string) any {
 // roles and system ownership types are not written again over what was
 // changed, nor a removed one brought back.
 func TestGovernanceBootstrapKeepsEdits(t *testing.T) {
-	ops := loadUIOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			// The store outlives the first server's test.

@@ -152,10 +152,19 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	api.ServeTimeseries()
 	api.ServeUsage()
 	timelines := timeline.NewService(db)
-	gql := graphql.New(graphql.Config{
+	analytics, err := envBool(getenv, "DATAHUB_ANALYTICS_ENABLED", true)
+	if err != nil {
+		return err
+	}
+	gqlConfig := graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
 		Auth: authSvc, Timeline: timelines, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
-	})
+	}
+	if analytics {
+		// As in DataHub, the usage-based recommendations need analytics.
+		gqlConfig.Usage = rec
+	}
+	gql := graphql.New(gqlConfig)
 	// DataHub serves GraphQL at /api/graphql; its frontend proxy adds /api/v2/graphql.
 	api.HandleFunc("/api/graphql", gql.ServeHTTP)
 	api.HandleFunc("/api/v2/graphql", gql.ServeHTTP)
@@ -175,10 +184,6 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	webui.Register(api, webui.Options{AuthRequired: *authOn, SessionActor: authSvc.SessionActor})
 	sso, err := openSSO(getenv, authSvc, base)
-	if err != nil {
-		return err
-	}
-	analytics, err := envBool(getenv, "DATAHUB_ANALYTICS_ENABLED", true)
 	if err != nil {
 		return err
 	}

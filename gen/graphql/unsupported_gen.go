@@ -352,24 +352,6 @@ func (MutationUnsupported) BatchUpdateSoftDeleted(ctx context.Context, input mod
 	return zero, model.Unsupported("Mutation.batchUpdateSoftDeleted")
 }
 
-// CreatePost is not served by catalogd.
-func (MutationUnsupported) CreatePost(ctx context.Context, input model.CreatePostInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.createPost")
-}
-
-// UpdatePost is not served by catalogd.
-func (MutationUnsupported) UpdatePost(ctx context.Context, input model.UpdatePostInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updatePost")
-}
-
-// DeletePost is not served by catalogd.
-func (MutationUnsupported) DeletePost(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deletePost")
-}
-
 // CreateView is not served by catalogd.
 func (MutationUnsupported) CreateView(ctx context.Context, input model.CreateViewInput) (*model.DataHubView, error) {
 	var zero *model.DataHubView
@@ -715,12 +697,6 @@ func (QueryUnsupported) ListSecrets(ctx context.Context, input model.ListSecrets
 func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.ListExecutionRequestsInput) (*model.IngestionSourceExecutionRequests, error) {
 	var zero *model.IngestionSourceExecutionRequests
 	return zero, model.Unsupported("Query.listExecutionRequests")
-}
-
-// ScrollAcrossLineage is not served by catalogd.
-func (QueryUnsupported) ScrollAcrossLineage(ctx context.Context, input model.ScrollAcrossLineageInput) (*model.ScrollAcrossLineageResults, error) {
-	var zero *model.ScrollAcrossLineageResults
-	return zero, model.Unsupported("Query.scrollAcrossLineage")
 }
 
 // BrowseV2 is not served by catalogd.

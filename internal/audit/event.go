@@ -61,6 +61,9 @@ type Event struct {
 	EntityType  string
 	Aspect      string
 	LoginSource string
+	// Query is the query of a search the web app reported (its
+	// SearchResultsViewEvent), when it found something.
+	Query string
 	Request
 }
 
@@ -154,5 +157,6 @@ func (e *Event) raw() map[string]any {
 	set("eventSource", e.Source)
 	set("userAgent", e.UserAgent)
 	set("traceId", e.TraceID)
+	set("query", e.Query)
 	return m
 }

@@ -108,7 +108,7 @@ func (r *Recorder) Search(ctx context.Context, q Query) (Page, error) {
 	if q.Size > 0 {
 		// One row more than asked tells whether another page follows.
 		query := `SELECT id, timestamp_ms, event_type, actor_urn, entity_urn, entity_type, aspect_name, login_source,
-	source_ip, event_source, user_agent, trace_id FROM audit_event WHERE ` + where.String() +
+	source_ip, event_source, user_agent, trace_id, search_query FROM audit_event WHERE ` + where.String() +
 			` ORDER BY timestamp_ms DESC, event_type, actor_urn, id LIMIT ` + fmt.Sprint(q.Size+1)
 		rows, err := r.db.DB.QueryContext(ctx, r.rebind(query), args...)
 		if err != nil {

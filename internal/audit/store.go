@@ -49,6 +49,22 @@ var migrations = []store.Migration{{
 		}
 		return nil
 	},
+}, {
+	// Analytics events of the web app carry what the recommendations read:
+	// the query of a search, and the indexes answer them by user and type.
+	Version: 2,
+	Name:    "audit_event search query and usage index",
+	Up: func(ctx context.Context, tx bun.Tx, _ string) error {
+		for _, s := range []string{
+			`ALTER TABLE audit_event ADD COLUMN search_query TEXT NOT NULL DEFAULT ''`,
+			`CREATE INDEX IF NOT EXISTS audit_event_usage ON audit_event (event_type, actor_urn, timestamp_ms)`,
+		} {
+			if _, err := tx.Tx.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 }}
 
 // Recorder writes and searches the audit log. It is safe for concurrent use.
@@ -110,7 +126,7 @@ func (r *Recorder) Record(ctx context.Context, evs ...Event) error {
 }
 
 // insertColumns is the number of columns insert binds per event.
-const insertColumns = 12
+const insertColumns = 13
 
 func (r *Recorder) insert(ctx context.Context, tx catalog.Tx, evs []Event) error {
 	exec, ok := tx.(interface {
@@ -141,7 +157,7 @@ func (r *Recorder) insert(ctx context.Context, tx catalog.Tx, evs []Event) error
 				e.ID = newID()
 			}
 			args = append(args, e.ID, e.Timestamp, e.Type, e.Actor, e.EntityURN, e.EntityType, e.Aspect,
-				e.LoginSource, e.SourceIP, e.Source, e.UserAgent, e.TraceID)
+				e.LoginSource, e.SourceIP, e.Source, e.UserAgent, e.TraceID, e.Query)
 		}
 		if _, err := exec.ExecContext(ctx, r.insertStatement(n), args...); err != nil {
 			return &catalog.Error{Kind: catalog.Internal, Op: "record audit events", Err: err}
@@ -160,7 +176,7 @@ func (r *Recorder) insertStatement(n int) string {
 		return s.(string)
 	}
 	var b strings.Builder
-	b.WriteString("INSERT INTO audit_event (id, timestamp_ms, event_type, actor_urn, entity_urn, entity_type, aspect_name, login_source, source_ip, event_source, user_agent, trace_id) VALUES ")
+	b.WriteString("INSERT INTO audit_event (id, timestamp_ms, event_type, actor_urn, entity_urn, entity_type, aspect_name, login_source, source_ip, event_source, user_agent, trace_id, search_query) VALUES ")
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
@@ -208,7 +224,7 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 	for rows.Next() {
 		var e Event
 		if err := rows.Scan(&e.ID, &e.Timestamp, &e.Type, &e.Actor, &e.EntityURN, &e.EntityType, &e.Aspect,
-			&e.LoginSource, &e.SourceIP, &e.Source, &e.UserAgent, &e.TraceID); err != nil {
+			&e.LoginSource, &e.SourceIP, &e.Source, &e.UserAgent, &e.TraceID, &e.Query); err != nil {
 			return nil, err
 		}
 		out = append(out, e)

@@ -21,6 +21,9 @@ var trackType = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 // maxTrackBody bounds one analytics event.
 const maxTrackBody = 64 << 10
 
+// maxTrackQuery bounds the search query an analytics event may record.
+const maxTrackQuery = 1024
+
 // TrackHandler serves POST TrackPath: an analytics event of the web app
 // ({"type": ..., "entityUrn": ..., ...}) is recorded as a usage event of
 // its type by actor, searchable with the audit events, or, when enabled is
@@ -39,9 +42,11 @@ func (r *Recorder) TrackHandler(enabled bool, actor func(*http.Request) string, 
 			return
 		}
 		var ev struct {
-			Type       string `json:"type"`
-			EntityURN  string `json:"entityUrn"`
-			EntityType string `json:"entityType"`
+			Type       string   `json:"type"`
+			EntityURN  string   `json:"entityUrn"`
+			EntityType string   `json:"entityType"`
+			Query      string   `json:"query"`
+			Total      *float64 `json:"total"`
 		}
 		if err := json.Unmarshal(body, &ev); err != nil {
 			writeError(w, req, catalog.Errorf(catalog.Invalid, `malformed analytics event: expected a JSON object with a "type"`))
@@ -60,6 +65,11 @@ func (r *Recorder) TrackHandler(enabled bool, actor func(*http.Request) string, 
 			e.EntityURN, e.EntityType = u.String(), u.EntityType()
 		} else if ev.EntityType != "" && len(ev.EntityType) <= 64 {
 			e.EntityType = strings.ToLower(ev.EntityType)
+		}
+		// A search's query is kept when it found something, for the
+		// user's recent searches, as DataHub's recommendation reads them.
+		if q := strings.TrimSpace(ev.Query); q != "" && len(q) <= maxTrackQuery && (ev.Total == nil || *ev.Total > 0) {
+			e.Query = q
 		}
 		if err := r.Record(req.Context(), e); err != nil {
 			writeError(w, req, err)

@@ -17,6 +17,7 @@ var entityPrivileges = map[string]string{
 	"dataHubSecret":          "MANAGE_SECRETS",
 	"dataHubRole":            PrivManagePolicies,
 	"inviteToken":            PrivManagePolicies,
+	"post":                   PrivManageGlobalAnnouncements,
 }
 
 // aspectPrivileges are the specific edit privileges DataHub checks for an

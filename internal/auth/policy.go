@@ -36,8 +36,10 @@ const (
 	PrivManageUsers         = "MANAGE_USERS_AND_GROUPS"
 	PrivManageCredentials   = "MANAGE_USER_CREDENTIALS"
 	PrivManageTags          = "MANAGE_TAGS"
-	PrivManageGlossaries    = "MANAGE_GLOSSARIES"
-	PrivManageDomains       = "MANAGE_DOMAINS"
+	// PrivManageGlobalAnnouncements allows creating, editing and deleting posts.
+	PrivManageGlobalAnnouncements = "MANAGE_GLOBAL_ANNOUNCEMENTS"
+	PrivManageGlossaries          = "MANAGE_GLOSSARIES"
+	PrivManageDomains             = "MANAGE_DOMAINS"
 )
 
 // defaultPolicies are DataHub's bootstrap policies (policies.json).

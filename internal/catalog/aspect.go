@@ -95,3 +95,30 @@ type Edge struct {
 	Created      AuditStamp
 	Properties   json.RawMessage // nil when the relationship carries none
 }
+
+// EdgeMeta is what a relationship annotation records of one edge, kept as
+// the edge's Properties: the times and actors the source stated (zero when
+// it stated none), its free-form properties, and the entity it came via.
+type EdgeMeta struct {
+	CreatedOn    int64             `json:"createdOn,omitempty"`
+	CreatedActor string            `json:"createdActor,omitempty"`
+	UpdatedOn    int64             `json:"updatedOn,omitempty"`
+	UpdatedActor string            `json:"updatedActor,omitempty"`
+	Properties   map[string]string `json:"properties,omitempty"`
+	Via          string            `json:"via,omitempty"`
+}
+
+// IsZero reports whether m records nothing.
+func (m EdgeMeta) IsZero() bool {
+	return m.CreatedOn == 0 && m.CreatedActor == "" && m.UpdatedOn == 0 && m.UpdatedActor == "" && len(m.Properties) == 0 && m.Via == ""
+}
+
+// Meta decodes the edge's Properties; an edge without any has a zero
+// EdgeMeta.
+func (e Edge) Meta() EdgeMeta {
+	var m EdgeMeta
+	if len(e.Properties) > 0 {
+		_ = json.Unmarshal(e.Properties, &m)
+	}
+	return m
+}

@@ -35,13 +35,56 @@ func (d Direction) String() string {
 type LineageNode struct {
 	URN string
 	// Hops is the length of the shortest lineage path from the start (1 for
-	// a direct upstream or downstream).
+	// a direct upstream or downstream); entities walked through as
+	// IgnoredAsHop do not count.
 	Hops int
 	// Path lists the URNs of one shortest path, from the start URN to URN
-	// inclusive, so len(Path) == Hops+1.
+	// inclusive; it is Paths[0].
 	Path []string
+	// Paths lists the shortest paths found (at most MaxPaths), each from
+	// the start URN to URN inclusive.
+	Paths [][]string
+	// Degrees lists, ascending, every distance at which the walk met URN.
+	Degrees []int
 	// Relationship names the edge that reached URN on Path, e.g. DownstreamOf.
 	Relationship string
+	// Created and Updated are the times and actors the edge that reached
+	// URN on Path records (zero when its source stated none).
+	Created, Updated catalog.AuditStamp
+	// Manual reports an edge drawn by hand in the UI (properties.source "UI").
+	Manual bool
+	// Explored reports that the walk looked for URN's own neighbours.
+	Explored bool
+	// IgnoredAsHop reports an entity that Query.IgnoreAsHops let the walk
+	// pass through without counting a hop.
+	IgnoredAsHop bool
+	// TruncatedChildren reports that Query.PerHopLimit left some of URN's
+	// neighbours out.
+	TruncatedChildren bool
+}
+
+// MaxPaths bounds the paths kept per node: the number of shortest paths
+// grows exponentially with the width of a graph, and a client shows a few.
+const MaxPaths = 20
+
+// Query asks for a lineage walk.
+type Query struct {
+	URN       string
+	Direction Direction
+	// MaxHops bounds the distance (<= 0: no bound).
+	MaxHops int
+	// StartTimeMillis and EndTimeMillis, when EndTimeMillis > 0, keep only
+	// the edges whose recorded createdOn or updatedOn falls within
+	// [StartTimeMillis, EndTimeMillis], plus those that record neither and
+	// the manual ones, as DataHub's graph filters edges by time.
+	StartTimeMillis, EndTimeMillis int64
+	// PerHopLimit, when > 0, bounds how many new neighbours of each entity
+	// one hop explores (DataHub's entitiesExploredPerHopLimit).
+	PerHopLimit int
+	// IgnoreAsHops names entity types (lower case), each with the platform
+	// URNs it applies to (none: every platform), whose entities the walk
+	// passes through without counting a hop (DataHub's ignoreAsHops).
+	IgnoreAsHops map[string][]string
 }
 
 // Defaults of a Service.
@@ -178,66 +221,186 @@ func (s *Service) LineageRelationships() []string {
 }
 
 // Lineage returns the entities upstream or downstream of urn, nearest first,
-// up to maxHops hops away (maxHops <= 0: no limit). Each entity appears once,
-// at its shortest distance, and urn itself never appears, even on a cycle.
-// Within one hop level nodes come in a stable order: by the order of their
-// parents, then by relationship and URN.
+// up to maxHops hops away (maxHops <= 0: no limit). It is Walk with no time
+// bounds, limits or pass-through types.
 func (s *Service) Lineage(ctx context.Context, urn string, dir Direction, maxHops int) ([]LineageNode, error) {
+	return s.Walk(ctx, Query{URN: urn, Direction: dir, MaxHops: maxHops})
+}
+
+// Walk returns the entities upstream or downstream of q.URN, nearest first.
+// Each entity appears once, at its shortest distance, and the start itself
+// never appears, even on a cycle. Within one hop level nodes come in a
+// stable order: by the order of their parents, then by relationship and URN.
+func (s *Service) Walk(ctx context.Context, q Query) ([]LineageNode, error) {
+	dir := q.Direction
 	if dir != Upstream && dir != Downstream {
 		return nil, catalog.Errorf(catalog.Invalid, "lineage direction %v: want upstream or downstream", dir)
 	}
-	start, err := catalog.ParseURN(urn)
+	if q.EndTimeMillis > 0 && q.StartTimeMillis > q.EndTimeMillis {
+		return nil, catalog.Errorf(catalog.Invalid, "lineage start time %d is after its end time %d", q.StartTimeMillis, q.EndTimeMillis)
+	}
+	start, err := catalog.ParseURN(q.URN)
 	if err != nil {
 		return nil, err
 	}
-	type node struct {
-		urn  string
-		path []string
-	}
-	visited := map[string]bool{urn: true}
-	frontier := []node{{urn: start.String(), path: []string{start.String()}}}
+	urn := start.String()
 	var out []LineageNode
-	for hop := 1; len(frontier) > 0 && (maxHops <= 0 || hop <= maxHops); hop++ {
-		urns := make([]string, len(frontier))
-		for i, n := range frontier {
-			urns[i] = n.urn
-		}
-		neighbours, err := s.neighbours(ctx, urns, dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s lineage of %s, hop %d: %w", dir, urn, hop, err)
-		}
-		var next []node
-		for i, parent := range frontier {
-			for _, nb := range neighbours[i] {
-				if visited[nb.urn] {
-					continue
+	index := map[string]int{} // URN → position in out
+	paths := map[string][][]string{urn: {{urn}}}
+	frontier := []string{urn}
+	for hop := 1; len(frontier) > 0 && (q.MaxHops <= 0 || hop <= q.MaxHops); hop++ {
+		var next []string
+		// Entities passed through as no hop are expanded within the same
+		// hop, their neighbours at the same distance.
+		for level := frontier; len(level) > 0; {
+			neighbours, err := s.neighbours(ctx, level, dir, &q)
+			if err != nil {
+				return nil, fmt.Errorf("%s lineage of %s, hop %d: %w", dir, urn, hop, err)
+			}
+			var same []string
+			for i, parent := range level {
+				added := 0
+				for _, nb := range neighbours[i] {
+					if nb.urn == urn {
+						continue
+					}
+					if at, ok := index[nb.urn]; ok {
+						n := &out[at]
+						if n.Hops == hop {
+							n.Paths = extendPaths(n.Paths, paths[parent], nb.urn)
+							paths[nb.urn] = n.Paths
+						}
+						if !slices.Contains(n.Degrees, hop) {
+							n.Degrees = append(n.Degrees, hop)
+							sort.Ints(n.Degrees)
+						}
+						continue
+					}
+					if q.PerHopLimit > 0 && added >= q.PerHopLimit {
+						if at, ok := index[parent]; ok {
+							out[at].TruncatedChildren = true
+						}
+						continue
+					}
+					added++
+					if len(out) >= s.maxNodes {
+						return nil, catalog.Errorf(catalog.TooLarge, "%s lineage of %s exceeds %d entities; ask for fewer hops", dir, urn, s.maxNodes)
+					}
+					ps := extendPaths(nil, paths[parent], nb.urn)
+					paths[nb.urn] = ps
+					n := LineageNode{URN: nb.urn, Hops: hop, Paths: ps, Degrees: []int{hop}, Relationship: nb.relationship,
+						Created: nb.created, Updated: nb.updated, Manual: nb.manual}
+					if s.ignoredAsHop(nb.urn, q.IgnoreAsHops) {
+						n.IgnoredAsHop = true
+						same = append(same, nb.urn)
+					}
+					index[nb.urn] = len(out)
+					out = append(out, n)
+					next = append(next, nb.urn)
 				}
-				visited[nb.urn] = true
-				if len(out) >= s.maxNodes {
-					return nil, catalog.Errorf(catalog.TooLarge, "%s lineage of %s exceeds %d entities; ask for fewer hops", dir, urn, s.maxNodes)
-				}
-				// A fresh slice per node: siblings must not share a backing array.
-				path := make([]string, len(parent.path)+1)
-				copy(path, parent.path)
-				path[len(parent.path)] = nb.urn
-				out = append(out, LineageNode{URN: nb.urn, Hops: hop, Path: path, Relationship: nb.relationship})
-				next = append(next, node{urn: nb.urn, path: path})
+			}
+			level = same
+		}
+		if q.MaxHops <= 0 || hop < q.MaxHops {
+			for _, u := range next {
+				out[index[u]].Explored = true
 			}
 		}
 		frontier = next
 	}
+	for i := range out {
+		out[i].Path = out[i].Paths[0]
+	}
 	return out, nil
 }
 
-type neighbour struct{ urn, relationship string }
+// extendPaths appends to dst each of parents extended by urn, up to MaxPaths
+// in all. Every path is a fresh slice: siblings must not share a backing
+// array.
+func extendPaths(dst, parents [][]string, urn string) [][]string {
+	for _, p := range parents {
+		if len(dst) >= MaxPaths {
+			break
+		}
+		path := make([]string, len(p)+1)
+		copy(path, p)
+		path[len(p)] = urn
+		dst = append(dst, path)
+	}
+	return dst
+}
+
+// ignoredAsHop reports whether urn is of a type (and platform) the walk
+// passes through without counting a hop.
+func (s *Service) ignoredAsHop(urn string, ignore map[string][]string) bool {
+	if len(ignore) == 0 {
+		return false
+	}
+	u, err := catalog.ParseURN(urn)
+	if err != nil {
+		return false
+	}
+	platforms, ok := ignore[strings.ToLower(u.EntityType())]
+	if !ok {
+		return false
+	}
+	if len(platforms) == 0 {
+		return true
+	}
+	p := PlatformOf(urn)
+	return p != "" && slices.Contains(platforms, p)
+}
+
+// PlatformOf returns the data platform URN an entity's URN names, "" when
+// it names none: a dataset's first key part, a dataFlow's orchestrator, a
+// dataJob's flow's, a chart's or dashboard's tool.
+func PlatformOf(urn string) string {
+	u, err := catalog.ParseURN(urn)
+	if err != nil {
+		return ""
+	}
+	parts := u.Parts()
+	if len(parts) == 0 {
+		return ""
+	}
+	switch strings.ToLower(u.EntityType()) {
+	case "datajob":
+		return PlatformOf(parts[0])
+	case "dataset", "mlmodel", "mlmodelgroup":
+		return parts[0]
+	case "dataflow", "chart", "dashboard":
+		return "urn:li:dataPlatform:" + parts[0]
+	}
+	return ""
+}
+
+type neighbour struct {
+	urn, relationship string
+	created, updated  catalog.AuditStamp
+	manual            bool
+}
+
+// newNeighbour is the neighbour other reached by e, or false when q's time
+// bounds leave e out.
+func newNeighbour(other string, e catalog.Edge, q *Query) (neighbour, bool) {
+	m := e.Meta()
+	nb := neighbour{urn: other, relationship: e.Relationship, manual: m.Properties["source"] == "UI",
+		created: catalog.AuditStamp{Time: m.CreatedOn, Actor: m.CreatedActor},
+		updated: catalog.AuditStamp{Time: m.UpdatedOn, Actor: m.UpdatedActor}}
+	if q == nil || q.EndTimeMillis <= 0 || nb.manual || (m.CreatedOn == 0 && m.UpdatedOn == 0) {
+		return nb, true
+	}
+	in := func(t int64) bool { return t > 0 && t >= q.StartTimeMillis && t <= q.EndTimeMillis }
+	return nb, in(m.CreatedOn) || in(m.UpdatedOn)
+}
 
 // neighbours returns, for each of urns, its lineage neighbours in direction
 // dir, in a stable order. The lookups run concurrently, bounded by the
 // service's parallelism, because each is one small indexed query.
-func (s *Service) neighbours(ctx context.Context, urns []string, dir Direction) ([][]neighbour, error) {
+func (s *Service) neighbours(ctx context.Context, urns []string, dir Direction, q *Query) ([][]neighbour, error) {
 	out := make([][]neighbour, len(urns))
 	if len(urns) == 1 {
-		nb, err := s.neighboursOf(ctx, urns[0], dir)
+		nb, err := s.neighboursOf(ctx, urns[0], dir, q)
 		out[0] = nb
 		return out, err
 	}
@@ -254,7 +417,7 @@ func (s *Service) neighbours(ctx context.Context, urns []string, dir Direction) 
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				nb, err := s.neighboursOf(ctx, urns[i], dir)
+				nb, err := s.neighboursOf(ctx, urns[i], dir, q)
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
@@ -290,10 +453,13 @@ feed:
 // neighboursOf asks the store for the lineage edges of one node: at most two
 // queries, restricted to the relationship names that can be lineage for the
 // node's entity type, then filtered on the annotations the edges came from.
-func (s *Service) neighboursOf(ctx context.Context, urn string, dir Direction) ([]neighbour, error) {
+func (s *Service) neighboursOf(ctx context.Context, urn string, dir Direction, q *Query) ([]neighbour, error) {
 	u, err := catalog.ParseURN(urn)
 	if err != nil {
 		return nil, err
+	}
+	if strings.EqualFold(u.EntityType(), "schemaField") {
+		return s.fieldNeighbours(ctx, u, dir)
 	}
 	rules := s.rules[strings.ToLower(u.EntityType())]
 	if rules == nil {
@@ -313,7 +479,9 @@ func (s *Service) neighboursOf(ctx context.Context, urn string, dir Direction) (
 		for _, e := range edges {
 			// Outgoing: an isUpstream edge leads upstream, isUpstream=false downstream.
 			if s.isLineage(e, wantUpstreamFlag) {
-				out = append(out, neighbour{e.Destination, e.Relationship})
+				if nb, ok := newNeighbour(e.Destination, e, q); ok {
+					out = append(out, nb)
+				}
 			}
 		}
 	}
@@ -325,7 +493,9 @@ func (s *Service) neighboursOf(ctx context.Context, urn string, dir Direction) (
 		for _, e := range edges {
 			// Incoming: the other way round.
 			if s.isLineage(e, !wantUpstreamFlag) {
-				out = append(out, neighbour{e.Source, e.Relationship})
+				if nb, ok := newNeighbour(e.Source, e, q); ok {
+					out = append(out, nb)
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,6 +147,10 @@ func TestLineage(t *testing.T) {
 	}
 }
 
+// etlStamp is the auditStamp upstreams gives each upstream: the edge's
+// updatedOn and updatedActor.
+var etlStamp = catalog.AuditStamp{Time: 1, Actor: "urn:li:corpuser:etl"}
+
 func TestLineagePaths(t *testing.T) {
 	db := openStore(t)
 	ingestAll(t, db, upstreams(ds("b"), ds("a")), upstreams(ds("c"), ds("b")))
@@ -154,8 +159,10 @@ func TestLineagePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []graph.LineageNode{
-		{URN: ds("b"), Hops: 1, Path: []string{ds("c"), ds("b")}, Relationship: "DownstreamOf"},
-		{URN: ds("a"), Hops: 2, Path: []string{ds("c"), ds("b"), ds("a")}, Relationship: "DownstreamOf"},
+		{URN: ds("b"), Hops: 1, Path: []string{ds("c"), ds("b")}, Paths: [][]string{{ds("c"), ds("b")}}, Degrees: []int{1},
+			Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
+		{URN: ds("a"), Hops: 2, Path: []string{ds("c"), ds("b"), ds("a")}, Paths: [][]string{{ds("c"), ds("b"), ds("a")}}, Degrees: []int{2},
+			Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Lineage = %+v\nwant %+v", got, want)
@@ -209,4 +216,91 @@ func TestLineageRelationships(t *testing.T) {
 			t.Errorf("LineageRelationships() = %v, must not include %s", got, not)
 		}
 	}
+}
+
+// TestWalkOptions covers what a Query adds to a plain walk: pass-through
+// entity types, the per-entity exploration limit, time bounds, every
+// shortest path and every distance met.
+func TestWalkOptions(t *testing.T) {
+	db := openStore(t)
+	// a → j (a job) → b → c, a → c directly too (edges without time); a → m
+	// and a → n; d reads e, e reads f, through edges created at 1000 and
+	// 5000. A job comes first in its hop: its edges are looked up first.
+	timed := func(urn string, ups map[string]int64) catalog.Proposal {
+		var list []map[string]any
+		for _, u := range slices.Sorted(maps.Keys(ups)) {
+			list = append(list, map[string]any{"dataset": u, "type": "TRANSFORMED", "created": map[string]any{"time": ups[u], "actor": "urn:li:corpuser:etl"},
+				"auditStamp": map[string]any{"time": 0, "actor": "urn:li:corpuser:unknown"}})
+		}
+		return proposal("dataset", urn, "upstreamLineage", map[string]any{"upstreams": list})
+	}
+	ingestAll(t, db,
+		proposal("dataJob", job("j"), "dataJobInputOutput", map[string]any{"inputDatasets": []string{ds("a")}, "outputDatasets": []string{ds("b")}}),
+		timed(ds("c"), map[string]int64{ds("b"): 0, ds("a"): 0}),
+		upstreams(ds("m"), ds("a")),
+		upstreams(ds("n"), ds("a")),
+		timed(ds("d"), map[string]int64{ds("e"): 1000}),
+		timed(ds("e"), map[string]int64{ds("f"): 5000}),
+	)
+	svc := graph.New(db, registry.Default())
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		q    graph.Query
+		want []string
+	}{
+		{"plain", graph.Query{URN: ds("a"), Direction: graph.Downstream}, []string{"j@1", "c@1", "m@1", "n@1", "b@2"}},
+		{"jobs pass through", graph.Query{URN: ds("a"), Direction: graph.Downstream, IgnoreAsHops: map[string][]string{"datajob": nil}},
+			[]string{"j@1", "c@1", "m@1", "n@1", "b@1"}},
+		{"jobs of another platform count", graph.Query{URN: ds("a"), Direction: graph.Downstream, IgnoreAsHops: map[string][]string{"datajob": {"urn:li:dataPlatform:spark"}}},
+			[]string{"j@1", "c@1", "m@1", "n@1", "b@2"}},
+		{"jobs of their platform pass through", graph.Query{URN: ds("a"), Direction: graph.Downstream, IgnoreAsHops: map[string][]string{"datajob": {"urn:li:dataPlatform:airflow"}}},
+			[]string{"j@1", "c@1", "m@1", "n@1", "b@1"}},
+		{"two per entity", graph.Query{URN: ds("a"), Direction: graph.Downstream, PerHopLimit: 2}, []string{"j@1", "c@1", "b@2"}},
+		{"no time bounds", graph.Query{URN: ds("d"), Direction: graph.Upstream}, []string{"e@1", "f@2"}},
+		{"edges in the window", graph.Query{URN: ds("d"), Direction: graph.Upstream, StartTimeMillis: 500, EndTimeMillis: 1500}, []string{"e@1"}},
+		{"edges out of the window", graph.Query{URN: ds("d"), Direction: graph.Upstream, StartTimeMillis: 2000, EndTimeMillis: 3000}, nil},
+		{"edges with no time always", graph.Query{URN: ds("c"), Direction: graph.Upstream, StartTimeMillis: 2000, EndTimeMillis: 3000}, []string{"a@1", "b@1", "j@2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := svc.Walk(ctx, tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := describe(got); fmt.Sprint(d) != fmt.Sprint(tt.want) && !(len(d) == 0 && len(tt.want) == 0) {
+				t.Errorf("Walk = %v, want %v", d, tt.want)
+			}
+		})
+	}
+
+	t.Run("paths and degrees", func(t *testing.T) {
+		got, err := svc.Walk(ctx, graph.Query{URN: ds("c"), Direction: graph.Upstream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// c reads a directly and through b ← j ← a: a is at distance 1 and 3.
+		byURN := map[string]graph.LineageNode{}
+		for _, n := range got {
+			byURN[n.URN] = n
+		}
+		a := byURN[ds("a")]
+		if a.Hops != 1 || !slices.Equal(a.Degrees, []int{1, 3}) || len(a.Paths) != 1 {
+			t.Errorf("a: hops %d degrees %v paths %v, want 1, [1 3], one path", a.Hops, a.Degrees, a.Paths)
+		}
+		if j := byURN[job("j")]; !j.Explored || j.IgnoredAsHop {
+			t.Errorf("j: explored %v ignoredAsHop %v, want explored", j.Explored, j.IgnoredAsHop)
+		}
+		// Two shortest paths reach x from y: through p and through q.
+		ingestAll(t, db, upstreams(ds("p"), ds("x")), upstreams(ds("q"), ds("x")), upstreams(ds("y"), ds("p"), ds("q")))
+		got, err = svc.Walk(ctx, graph.Query{URN: ds("y"), Direction: graph.Upstream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := got[len(got)-1]
+		want := [][]string{{ds("y"), ds("p"), ds("x")}, {ds("y"), ds("q"), ds("x")}}
+		if last.URN != ds("x") || fmt.Sprint(last.Paths) != fmt.Sprint(want) {
+			t.Errorf("x: paths %v, want %v", last.Paths, want)
+		}
+	})
 }

@@ -75,6 +75,7 @@ var platformPrivileges = [][3]string{
 	{"CREATE_DOMAINS", "Create Domains", "Create new Domains."},
 	{"MANAGE_GLOBAL_VIEWS", "Manage Public Views", "Create, update, and delete any Public (shared) Views."},
 	{"MANAGE_GLOBAL_OWNERSHIP_TYPES", "Manage Ownership Types", "Create, update and delete Ownership Types."},
+	{auth.PrivManageGlobalAnnouncements, "Manage Home Page Posts", "Create and delete home page posts."},
 	{auth.PrivRestoreIndices, "Restore Indices API", "Restore indices through the API."},
 }
 
@@ -194,30 +195,6 @@ func (r *Resolver) topPlatforms(ctx context.Context, n int) ([]string, error) {
 	})
 	r.loaderOf(ctx).Want(platforms...)
 	return platforms[:min(len(platforms), n)], nil
-}
-
-// maxRecommendedPlatforms is how many platforms the home page recommends.
-const maxRecommendedPlatforms = 10
-
-// ListRecommendations answers the home page's modules: the platforms with
-// the most entities, as DataHub's Platforms module lists them.
-func (r *queryResolver) ListRecommendations(ctx context.Context, in model.ListRecommendationsInput) (*model.ListRecommendationsResult, error) {
-	out := &model.ListRecommendationsResult{Modules: []*model.RecommendationModule{}}
-	if rc := in.RequestContext; rc != nil && rc.Scenario != model.ScenarioTypeHome {
-		return out, nil
-	}
-	top, err := r.topPlatforms(ctx, maxRecommendedPlatforms)
-	if err != nil || len(top) == 0 {
-		return out, err
-	}
-	m := &model.RecommendationModule{Title: "Platforms", ModuleID: "Platforms", RenderType: model.RecommendationRenderTypePlatformSearchList}
-	for _, p := range top {
-		m.Content = append(m.Content, &model.RecommendationContent{Value: p, Entity: &model.DataPlatform{Urn: p},
-			Params: &model.RecommendationParams{SearchParams: &model.SearchParams{Types: []model.EntityType{}, Query: "",
-				Filters: []*model.FacetFilter{{Field: "platform", Values: []string{p}}}}}})
-	}
-	out.Modules = append(out.Modules, m)
-	return out, nil
 }
 
 // storedList lists the entities whose URNs start with prefix and have
@@ -363,43 +340,6 @@ func (r *queryResolver) AggregateAcrossEntities(ctx context.Context, in model.Ag
 		sort.SliceStable(f.Aggregations, func(i, j int) bool { return f.Aggregations[i].Count > f.Aggregations[j].Count })
 		out.Facets = append(out.Facets, f)
 	}
-	return out, nil
-}
-
-// ListPosts lists the posts, last modified first.
-func (r *queryResolver) ListPosts(ctx context.Context, in model.ListPostsInput) (*model.ListPostsResult, error) {
-	rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:post:%", Aspect: "postInfo", Limit: maxRelated})
-	if err != nil {
-		return nil, err
-	}
-	q := strings.ToLower(strings.TrimSpace(deref(in.Query)))
-	type post struct {
-		urn      string
-		modified int64
-	}
-	var kept []post
-	for _, a := range rows {
-		v, err := decodeJSON(a.Value)
-		if err != nil {
-			return nil, err
-		}
-		m, _ := v.(map[string]any)
-		title := jsonString(m, "content", "title")
-		if q != "" && q != "*" && !strings.Contains(strings.ToLower(title), q) {
-			continue
-		}
-		p := post{urn: a.URN}
-		p.modified, _ = jsonInt(m["lastModified"])
-		kept = append(kept, p)
-	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].modified > kept[j].modified })
-	s, c := page(in.Start, in.Count, 20)
-	out := &model.ListPostsResult{Start: s, Total: len(kept), Posts: []*model.Post{}}
-	for _, p := range window(kept, s, c) {
-		out.Posts = append(out.Posts, &model.Post{Urn: p.urn})
-		r.loaderOf(ctx).Want(p.urn)
-	}
-	out.Count = len(out.Posts)
 	return out, nil
 }
 

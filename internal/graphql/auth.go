@@ -31,13 +31,14 @@ func (r *Resolver) platformPrivileges(ctx context.Context, actor string) (*model
 			ViewAnalytics: true, ManagePolicies: true, ManageIdentities: true, GeneratePersonalAccessTokens: true,
 			ManageIngestion: true, ManageSecrets: true, ManageDomains: true, ManageTests: true, ManageGlossaries: true,
 			ManageUserCredentials: true, ManageTags: true, CreateDomains: true, CreateTags: true,
-			ManageGlobalViews: true, ManageOwnershipTypes: true,
+			ManageGlobalViews: true, ManageOwnershipTypes: true, ManageGlobalAnnouncements: true,
 		}, nil
 	}
 	has, err := r.auth.PlatformPrivileges(ctx, actor, []string{
 		"VIEW_ANALYTICS", auth.PrivManagePolicies, auth.PrivManageUsers, auth.PrivGeneratePersonal, auth.PrivManageIngestion,
 		"MANAGE_SECRETS", auth.PrivManageDomains, "MANAGE_TESTS", auth.PrivManageGlossaries, auth.PrivManageCredentials,
 		auth.PrivManageTags, "CREATE_DOMAINS", "CREATE_TAGS", "MANAGE_GLOBAL_VIEWS", "MANAGE_GLOBAL_OWNERSHIP_TYPES",
+		auth.PrivManageGlobalAnnouncements,
 	})
 	if err != nil {
 		return nil, err
@@ -53,6 +54,7 @@ func (r *Resolver) platformPrivileges(ctx context.Context, actor string) (*model
 		CreateDomains:     has["CREATE_DOMAINS"] || has[auth.PrivManageDomains],
 		CreateTags:        has["CREATE_TAGS"] || has[auth.PrivManageTags],
 		ManageGlobalViews: has["MANAGE_GLOBAL_VIEWS"], ManageOwnershipTypes: has["MANAGE_GLOBAL_OWNERSHIP_TYPES"],
+		ManageGlobalAnnouncements: has[auth.PrivManageGlobalAnnouncements],
 	}, nil
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/fastjson"
-	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 )
 
@@ -115,39 +114,6 @@ func (r *computed) Relationships(ctx context.Context, obj model.Entity, in model
 	out.Count = ptr(len(out.Relationships))
 	r.loaderOf(ctx).Want(urns...)
 	return out, nil
-}
-
-// Lineage resolves the direct upstreams or downstreams of the entity.
-func (r *computed) Lineage(ctx context.Context, obj model.Entity, in model.LineageInput) (*model.EntityLineageResult, error) {
-	if r.lineage == nil {
-		return nil, catalog.Errorf(catalog.Unavailable, "lineage is not available")
-	}
-	nodes, err := r.lineage.Lineage(ctx, obj.EntityURN(), lineageDirection(in.Direction), 1)
-	if err != nil {
-		return nil, err
-	}
-	start, count := page(in.Start, in.Count, 100)
-	total := len(nodes)
-	nodes = window(nodes, start, count)
-	out := &model.EntityLineageResult{Start: &start, Count: ptr(len(nodes)), Total: &total, Filtered: ptr(0), Relationships: make([]*model.LineageRelationship, 0, len(nodes))}
-	urns := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		ent := model.EntityOf(n.URN)
-		if ent == nil {
-			continue
-		}
-		urns = append(urns, n.URN)
-		out.Relationships = append(out.Relationships, &model.LineageRelationship{Type: n.Relationship, Entity: ent, Degree: n.Hops, Paths: []*model.EntityPath{{Path: entitiesOf(n.Path)}}})
-	}
-	r.loaderOf(ctx).Want(urns...)
-	return out, nil
-}
-
-func lineageDirection(d model.LineageDirection) graph.Direction {
-	if d == model.LineageDirectionDownstream {
-		return graph.Downstream
-	}
-	return graph.Upstream
 }
 
 // BrowsePaths resolves the browsePaths aspect, each path split at "/".

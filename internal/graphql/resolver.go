@@ -19,6 +19,7 @@ import (
 	"time"
 
 	generated "github.com/catalogd/catalogd/gen/graphql"
+	"github.com/catalogd/catalogd/internal/audit"
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graph"
@@ -43,6 +44,10 @@ type Config struct {
 	// Timeline computes entity timelines from stored aspect versions; nil
 	// leaves getTimeline, getSchemaBlame and getSchemaVersionList failing.
 	Timeline *timeline.Service
+	// Usage reads the usage events recorded (the web app's analytics and
+	// the audit log) for the home page's recommendations; nil leaves out
+	// the modules built from them.
+	Usage UsageReader
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
@@ -63,10 +68,18 @@ type Resolver struct {
 	lineage  *graph.Service
 	auth     *auth.Service
 	timeline *timeline.Service
+	usageLog UsageReader
+}
+
+// UsageReader reads what users did, as audit.Recorder records it.
+type UsageReader interface {
+	RecentEntities(ctx context.Context, q audit.UsageQuery) ([]audit.UsageEntry, error)
+	PopularEntities(ctx context.Context, q audit.UsageQuery) ([]audit.UsageEntry, error)
+	RecentSearches(ctx context.Context, q audit.UsageQuery) ([]audit.UsageEntry, error)
 }
 
 func newResolver(c Config) *Resolver {
-	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, timeline: c.Timeline}
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, timeline: c.Timeline, usageLog: c.Usage}
 }
 
 // nativeUsers returns the auth service's NativeUsers, nil without one.

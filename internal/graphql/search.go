@@ -7,7 +7,6 @@ import (
 
 	"github.com/catalogd/catalogd/gen/models"
 	"github.com/catalogd/catalogd/internal/catalog"
-	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/search"
 )
@@ -213,113 +212,6 @@ func facets(fields []string, counts map[string]map[string]int) []*model.FacetMet
 		out = append(out, &model.FacetMetadata{Field: f, DisplayName: ptr(f), Aggregations: aggs})
 	}
 	return out
-}
-
-// SearchAcrossLineage searches the entities upstream or downstream of a URN,
-// at any distance.
-func (r *queryResolver) SearchAcrossLineage(ctx context.Context, in model.SearchAcrossLineageInput) (*model.SearchAcrossLineageResults, error) {
-	if r.lineage == nil {
-		return nil, catalog.Errorf(catalog.Unavailable, "lineage is not available")
-	}
-	if deref(in.Urn) == "" {
-		return nil, invalidf("urn is required")
-	}
-	nodes, err := r.lineage.Lineage(ctx, *in.Urn, lineageDirection(in.Direction), 0)
-	if err != nil {
-		return nil, err
-	}
-	var wanted map[string]bool
-	if len(in.Types) > 0 {
-		names, err := entityNamesOf(in.Types)
-		if err != nil {
-			return nil, err
-		}
-		wanted = map[string]bool{}
-		for _, n := range names {
-			wanted[n] = true
-		}
-	}
-	kept := nodes[:0:0]
-	for _, n := range nodes {
-		if model.EntityOf(n.URN) != nil && (wanted == nil || wanted[urnType(n.URN)]) {
-			kept = append(kept, n)
-		}
-	}
-	// Free text or filters narrow the lineage through the search index.
-	q := strings.TrimSpace(deref(in.Query))
-	if f := filterOf(in.Filters, in.OrFilters); (q != "" && q != "*") || f != nil {
-		if kept, err = r.matchLineage(ctx, kept, q, f); err != nil {
-			return nil, err
-		}
-	}
-	s, c := page(in.Start, in.Count, 10)
-	out := &model.SearchAcrossLineageResults{Start: s, Total: len(kept), SearchResults: []*model.SearchAcrossLineageResult{}}
-	degrees := map[string]int{}
-	for _, n := range kept {
-		degrees[degreeName(n.Hops)]++
-	}
-	out.Facets = facets([]string{"degree"}, map[string]map[string]int{"degree": degrees})
-	urns := []string{}
-	for _, n := range window(kept, s, c) {
-		urns = append(urns, n.URN)
-		out.SearchResults = append(out.SearchResults, &model.SearchAcrossLineageResult{
-			Entity: model.EntityOf(n.URN), MatchedFields: []*model.MatchedField{}, Degree: n.Hops, Degrees: []int{n.Hops},
-			Paths: []*model.EntityPath{{Path: entitiesOf(n.Path)}},
-		})
-	}
-	out.Count = len(out.SearchResults)
-	r.loaderOf(ctx).prime(ctx, urns)
-	return out, nil
-}
-
-// degreeName is DataHub's degree facet value: "1", "2", "3+".
-func degreeName(h int) string {
-	switch h {
-	case 1:
-		return "1"
-	case 2:
-		return "2"
-	}
-	return "3+"
-}
-
-// matchLineage keeps the lineage nodes that match text and filter in the
-// search index, in lineage order.
-func (r *Resolver) matchLineage(ctx context.Context, nodes []graph.LineageNode, text string, f *search.FilterInput) ([]graph.LineageNode, error) {
-	svc, err := r.searchService()
-	if err != nil {
-		return nil, err
-	}
-	if len(nodes) == 0 {
-		return nodes, nil
-	}
-	urns := make([]string, len(nodes))
-	for i, n := range nodes {
-		urns[i] = n.URN
-	}
-	urnCrit := search.CriterionInput{Field: search.FieldURN, Values: urns, Condition: "EQUAL"}
-	filter := &search.FilterInput{Or: []search.ConjunctionInput{{And: []search.CriterionInput{urnCrit}}}}
-	if f != nil {
-		filter.Or = nil
-		for _, g := range f.Or {
-			filter.Or = append(filter.Or, search.ConjunctionInput{And: append(append([]search.CriterionInput(nil), g.And...), urnCrit)})
-		}
-	}
-	res, err := svc.Search(ctx, search.SearchParams{Input: text, Filter: filter, Count: min(len(urns), search.MaxPageSize)})
-	if err != nil {
-		return nil, err
-	}
-	hit := make(map[string]bool, len(res.Hits))
-	for _, h := range res.Hits {
-		hit[h.URN] = true
-	}
-	out := nodes[:0:0]
-	for _, n := range nodes {
-		if hit[n.URN] {
-			out = append(out, n)
-		}
-	}
-	return out, nil
 }
 
 // AutoComplete suggests completions of a prefix for one entity type.

@@ -689,43 +689,115 @@ func (a *applier) edgeSets(urns []string) ([]catalog.EdgeSet, error) {
 
 // Edges derives the relationship edges of one aspect value from its spec's
 // x-relationship annotations. Values that are not URNs are skipped.
+//
+// An edge's Created stamp is the annotated createdOn/createdActor when the
+// annotation has them, else the aspect's write. What the annotation itself
+// says of the edge (createdOn, createdActor, updatedOn, updatedActor, its
+// properties and via) is kept in the edge's Properties as EdgeMeta, so that
+// lineage can bound edges by the times the source recorded, as DataHub's
+// graph does, and tell manual edges (properties.source "UI") apart.
 func Edges(urn string, spec *catalog.AspectSpec, v any, created catalog.AuditStamp) []catalog.Edge {
 	var out []catalog.Edge
 	seen := map[[2]string]bool{}
 	for _, rel := range spec.Relationships {
-		dests := registry.Extract(v, rel.Path)
-		var times, actors []any
-		if rel.CreatedOn != "" {
-			times = registry.Extract(v, rel.CreatedOn)
+		// The metadata of a destination lives in the same array element as
+		// the destination (/upstreams/*/created/time beside
+		// /upstreams/*/dataset): walk the elements of the destination
+		// path's last array and read both in each, so that an element
+		// without metadata does not shift the others'.
+		prefix, destRest := splitAtLastStar(rel.Path)
+		items := []any{v}
+		if prefix != "" {
+			items = registry.Extract(v, prefix)
 		}
-		if rel.CreatedActor != "" {
-			actors = registry.Extract(v, rel.CreatedActor)
-		}
-		for i, d := range dests {
-			dest, ok := d.(string)
-			if !ok || !strings.HasPrefix(dest, "urn:") {
-				continue
-			}
-			k := [2]string{rel.Name, dest}
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			e := catalog.Edge{Source: urn, Relationship: rel.Name, Destination: dest, SourceAspect: spec.Name, Created: created}
-			if len(times) == len(dests) {
-				if n, ok := times[i].(json.Number); ok {
-					if ms, err := n.Int64(); err == nil && ms > 0 {
-						e.Created.Time = ms
-					}
+		for _, item := range items {
+			meta := edgeMeta(rel, v, item, prefix)
+			for _, d := range registry.Extract(item, destRest) {
+				dest, ok := d.(string)
+				if !ok || !strings.HasPrefix(dest, "urn:") {
+					continue
 				}
-			}
-			if len(actors) == len(dests) {
-				if s, ok := actors[i].(string); ok && s != "" {
-					e.Created.Actor = s
+				k := [2]string{rel.Name, dest}
+				if seen[k] {
+					continue
 				}
+				seen[k] = true
+				e := catalog.Edge{Source: urn, Relationship: rel.Name, Destination: dest, SourceAspect: spec.Name, Created: created}
+				if meta.CreatedOn > 0 {
+					e.Created.Time = meta.CreatedOn
+				}
+				if meta.CreatedActor != "" {
+					e.Created.Actor = meta.CreatedActor
+				}
+				if !meta.IsZero() {
+					e.Properties, _ = json.Marshal(meta)
+				}
+				out = append(out, e)
 			}
-			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// splitAtLastStar splits a spec path after its last "*" segment: the path
+// of the array elements and the rest within each ("" and the path when it
+// has no "*").
+func splitAtLastStar(path string) (string, string) {
+	i := strings.LastIndex(path, "/*")
+	if i < 0 || (i+2 < len(path) && path[i+2] != '/') {
+		return "", path
+	}
+	return path[:i+2], path[i+2:]
+}
+
+// edgeMeta reads the edge metadata rel annotates for the destinations of
+// item, an element at prefix in the aspect value v: paths under the same
+// prefix are read in item, others in v when they hold one value.
+func edgeMeta(rel catalog.RelationshipSpec, v, item any, prefix string) catalog.EdgeMeta {
+	one := func(path string) any {
+		if path == "" {
+			return nil
+		}
+		var vs []any
+		if prefix != "" && strings.HasPrefix(path, prefix+"/") {
+			vs = registry.Extract(item, strings.TrimPrefix(path, prefix))
+		} else {
+			vs = registry.Extract(v, path)
+		}
+		if len(vs) != 1 {
+			return nil
+		}
+		return vs[0]
+	}
+	var m catalog.EdgeMeta
+	m.CreatedOn = positiveMillis(one(rel.CreatedOn))
+	m.CreatedActor, _ = one(rel.CreatedActor).(string)
+	m.UpdatedOn = positiveMillis(one(rel.UpdatedOn))
+	m.UpdatedActor, _ = one(rel.UpdatedActor).(string)
+	if props, ok := one(rel.Properties).(map[string]any); ok {
+		for k, pv := range props {
+			if s, ok := pv.(string); ok {
+				if m.Properties == nil {
+					m.Properties = map[string]string{}
+				}
+				m.Properties[k] = s
+			}
+		}
+	}
+	m.Via, _ = one(rel.Via).(string)
+	return m
+}
+
+// positiveMillis is v as a time in milliseconds, 0 when it is not a
+// positive number (DataHub treats a 0 edge time as none).
+func positiveMillis(v any) int64 {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0
+	}
+	ms, err := n.Int64()
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return ms
 }
