@@ -327,53 +327,27 @@ func (r *queryResolver) GetEntityCounts(ctx context.Context, in *model.EntityCou
 	return out, nil
 }
 
-// AggregateAcrossEntities counts the values of the facets asked (all when
-// none is) over what a search finds, the entity type facet (_entityType)
-// included.
+// AggregateAcrossEntities counts the values of the facets asked (the
+// default facets when none is) over what a search finds, as the search page
+// and its browse sidebar show them.
 func (r *queryResolver) AggregateAcrossEntities(ctx context.Context, in model.AggregateAcrossEntitiesInput) (*model.AggregateResults, error) {
 	ents, err := entityNamesOf(in.Types)
 	if err != nil {
 		return nil, err
 	}
-	ents, filter := narrowByEntityType(ents, filterOf(nil, in.OrFilters))
-	out := &model.AggregateResults{Facets: []*model.FacetMetadata{}}
-	if len(ents) == 0 {
-		return out, nil
-	}
-	svc, err := r.searchService()
-	if err != nil {
-		return nil, err
-	}
-	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: in.Query, Filter: filter})
-	if err != nil {
-		return nil, err
-	}
-	want := map[string]bool{}
+	var want []string
 	for _, f := range in.Facets {
 		if f != nil {
-			want[*f] = true
+			want = append(want, strings.TrimSuffix(*f, ".keyword"))
 		}
 	}
-	for _, f := range facets(res.Facets, res.SearchResult.Facets) {
-		if len(want) == 0 || want[f.Field] {
-			out.Facets = append(out.Facets, f)
-		}
+	zero := 0
+	res, err := r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(nil, in.OrFilters), viewURN: in.ViewUrn,
+		flags: in.SearchFlags, count: &zero, facets: want})
+	if err != nil {
+		return nil, err
 	}
-	if len(want) == 0 || want[entityTypeField] {
-		f := &model.FacetMetadata{Field: entityTypeField, DisplayName: ptr("Type"), Aggregations: []*model.AggregationMetadata{}}
-		for _, e := range ents {
-			n, err := r.countOf(ctx, e, in.Query, filter)
-			if err != nil {
-				return nil, err
-			}
-			if n > 0 {
-				f.Aggregations = append(f.Aggregations, &model.AggregationMetadata{Value: string(model.EntityTypes[e]), Count: int64(n)})
-			}
-		}
-		sort.SliceStable(f.Aggregations, func(i, j int) bool { return f.Aggregations[i].Count > f.Aggregations[j].Count })
-		out.Facets = append(out.Facets, f)
-	}
-	return out, nil
+	return &model.AggregateResults{Facets: res.Facets}, nil
 }
 
 // ListPosts lists the posts, last modified first.
@@ -528,13 +502,17 @@ func (r *queryResolver) ScrollAcrossEntities(ctx context.Context, in model.Scrol
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSort(in.SortInput); err != nil {
+		return nil, err
+	}
 	start := 0
 	if in.ScrollID != nil {
 		if start, err = strconv.Atoi(*in.ScrollID); err != nil || start < 0 {
 			return nil, invalidf("scrollId %q is not one this server gave", *in.ScrollID)
 		}
 	}
-	res, err := r.runSearch(ctx, ents, in.Query, filterOf(nil, in.OrFilters), &start, in.Count)
+	res, err := r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(nil, in.OrFilters), viewURN: in.ViewUrn,
+		flags: in.SearchFlags, start: &start, count: in.Count})
 	if err != nil {
 		return nil, err
 	}
