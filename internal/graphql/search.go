@@ -302,7 +302,7 @@ func (r *Resolver) runSearch(ctx context.Context, sp searchSpec) (*model.SearchR
 		out.SearchResults = append(out.SearchResults, &model.SearchResult{Entity: e, MatchedFields: mf})
 	}
 	out.Count = len(out.SearchResults)
-	out.Facets = []*model.FacetMetadata{}
+	out.Facets, out.Suggestions = []*model.FacetMetadata{}, []*model.SearchSuggestion{}
 	if !ps.flags.skipAggregates {
 		fr := facetRequest{ents: ps.ents, query: ps.query, filter: ps.filter, asked: ps.asked, want: sp.facets, flags: ps.flags}
 		if out.Facets, err = r.buildFacets(ctx, fr, res); err != nil {
