@@ -386,4 +386,3 @@ func TestGraphQLViews(t *testing.T) {
 		})
 	}
 }
-
