@@ -173,9 +173,8 @@ func aggregations(vals map[string]int) []*model.AggregationMetadata {
 	return aggs
 }
 
-// entityTypeCounts counts the hits of each entity type searched (every one
-// listed, as DataHub lists every index it searched) and, per entity type
-// with hits, those of each sub type: "DATASET" and "DATASET␞View".
+// entityTypeCounts counts the hits of each entity type searched that has
+// some and those of each of its sub types: "DATASET" and "DATASET␞View".
 func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res search.SearchResponse) (map[string]int, map[string]int, error) {
 	svc, err := r.searchService()
 	if err != nil {
@@ -210,9 +209,8 @@ func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res se
 				n, subs = one.Total, one.SearchResult.Facets["typeNames"]
 			}
 		}
-		types[t] = n
 		if n > 0 {
-			nested[t] = n
+			types[t], nested[t] = n, n
 		}
 		for s, c := range subs {
 			nested[t+facetSeparator+s] = c
