@@ -336,7 +336,7 @@ func TestGraphQLFirstLoad(t *testing.T) {
 	if me != "urn:li:corpuser:datahub" {
 		t.Errorf("getMe = %v, want the test server's caller, datahub", me)
 	}
-	// The samples' platforms with the most entities come first.
+	// The five platforms with the most entities, by URN: bigquery first.
 	qf := run("getQuickFilters", map[string]any{"input": map[string]any{}})
 	if got, _ := pick(qf, []string{"getQuickFilters", "quickFilters", "0", "value"}); got != "urn:li:dataPlatform:bigquery" {
 		t.Errorf("first quick filter = %v, want the platform of the most entities (bigquery)", got)

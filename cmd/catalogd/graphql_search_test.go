@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,6 +211,24 @@ func TestGraphQLSearchPage(t *testing.T) {
 				t.Errorf("bigquery datasets: aggregate %v, search %v", aggFacets["platform"], facets["platform"])
 			}
 
+			// Quick filters: the five platforms with the most entities by URN,
+			// then entity types in DataHub's priority order.
+			qf := ui.run(t, "getQuickFilters", map[string]any{"input": map[string]any{}})
+			var platforms []string
+			for p, n := range facets["platform"] {
+				platforms = append(platforms, fmt.Sprintf("%06.0f %s", 1e5-n, p))
+			}
+			slices.Sort(platforms)
+			var want []string
+			for _, p := range platforms[:5] {
+				want = append(want, strings.Fields(p)[1])
+			}
+			slices.Sort(want)
+			want = append(want, "DATASET", "DASHBOARD", "DATA_FLOW", "DOMAIN", "GLOSSARY_TERM")
+			if got, _ := pick(qf, []string{"getQuickFilters", "quickFilters", "*", "value"}); asJSON(got) != asJSON(want) {
+				t.Errorf("quick filters = %s, want %v", asJSON(got), want)
+			}
+
 			ac := ui.run(t, "getAutoCompleteMultipleResults", map[string]any{"input": map[string]any{"query": "cust", "limit": 10}})
 			types, _ := pick(ac, []string{"autoCompleteForMultiple", "suggestions", "*", "type"})
 			if !strings.Contains(asJSON(types), `"DATASET"`) {
@@ -337,6 +356,10 @@ func TestGraphQLViews(t *testing.T) {
 			ac := ui.run(t, "getAutoCompleteMultipleResults", map[string]any{"input": map[string]any{"query": "s", "limit": 10, "viewUrn": view}})
 			if types, _ := pick(ac, []string{"autoCompleteForMultiple", "suggestions", "*", "type"}); asJSON(types) != `["DATASET"]` {
 				t.Errorf("autocomplete in the view = %s", asJSON(ac))
+			}
+			qf := ui.run(t, "getQuickFilters", map[string]any{"input": map[string]any{"viewUrn": view}})
+			if got, _ := pick(qf, []string{"getQuickFilters", "quickFilters", "*", "value"}); asJSON(got) != `["urn:li:dataPlatform:hive","DATASET"]` {
+				t.Errorf("quick filters in the view = %s", asJSON(qf))
 			}
 			scroll := ui.run(t, "scrollAcrossEntities", map[string]any{"input": map[string]any{"query": "*", "count": 50, "viewUrn": view}})
 			if n, _ := pick(scroll, []string{"scrollAcrossEntities", "total"}); num(n) != wantHive {

@@ -160,20 +160,60 @@ var grantablePrivileges = func() []string {
 	return out
 }()
 
-// maxQuickFilters is how many platforms the search bar offers as quick
-// filters.
-const maxQuickFilters = 5
+// Quick filters are DataHub's: the five platforms with the most entities
+// (by URN), then up to three source entity types and two of DataHub's own,
+// in these priority orders, that have entities; all within the view named.
+const (
+	maxQuickPlatforms      = 5
+	maxQuickSourceTypes    = 3
+	maxQuickDataHubTypes   = 2
+	quickFilterFieldEntity = entityTypeField
+)
 
-// GetQuickFilters offers the platforms with the most entities as search
-// filters.
-func (r *queryResolver) GetQuickFilters(ctx context.Context, _ model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
-	top, err := r.topPlatforms(ctx, maxQuickFilters)
+var (
+	quickSourceTypes  = []string{"dataset", "dashboard", "dataFlow", "dataJob", "chart", "container", "mlModel", "mlModelGroup", "mlFeature", "mlFeatureTable", "mlPrimaryKey"}
+	quickDataHubTypes = []string{"domain", "glossaryTerm", "corpGroup", "corpuser"}
+)
+
+// GetQuickFilters offers the search bar's quick filters.
+func (r *queryResolver) GetQuickFilters(ctx context.Context, in model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
+	zero := 0
+	res, err := r.runSearch(ctx, searchSpec{ents: searchableTypes, query: "*", viewURN: in.ViewUrn, count: &zero,
+		facets: []string{"platform", entityTypeField}, flags: &model.SearchFlags{MaxAggValues: ptr(search.MaxPageSize)}})
 	if err != nil {
 		return nil, err
 	}
+	counts := map[string][]*model.AggregationMetadata{}
+	for _, f := range res.Facets {
+		counts[f.Field] = f.Aggregations
+	}
 	out := &model.GetQuickFiltersResult{QuickFilters: []*model.QuickFilter{}}
-	for _, p := range top {
-		out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: "platform", Value: p, Entity: &model.DataPlatform{Urn: p}})
+	var platforms []string
+	for _, a := range counts["platform"] { // by count, most first
+		if len(platforms) < maxQuickPlatforms && a.Count > 0 {
+			platforms = append(platforms, a.Value)
+		}
+	}
+	sort.Strings(platforms)
+	for _, p := range platforms {
+		out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: "platform", Value: p, Entity: model.EntityOf(p)})
+	}
+	r.loaderOf(ctx).Want(platforms...)
+	has := map[string]bool{}
+	for _, a := range counts[entityTypeField] {
+		has[a.Value] = a.Count > 0
+	}
+	for _, list := range []struct {
+		types []string
+		max   int
+	}{{quickSourceTypes, maxQuickSourceTypes}, {quickDataHubTypes, maxQuickDataHubTypes}} {
+		n := 0
+		for _, e := range list.types {
+			if t := string(model.EntityTypes[e]); n < list.max && has[t] {
+				out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: quickFilterFieldEntity, Value: t})
+				n++
+			}
+		}
 	}
 	return out, nil
 }
