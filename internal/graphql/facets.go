@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/search"
@@ -175,49 +177,66 @@ func aggregations(vals map[string]int) []*model.AggregationMetadata {
 
 // entityTypeCounts counts the hits of each entity type searched that has
 // some and those of each of its sub types: "DATASET" and "DATASET␞View".
+// The types are counted concurrently, a few at a time.
 func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res search.SearchResponse) (map[string]int, map[string]int, error) {
 	svc, err := r.searchService()
 	if err != nil {
 		return nil, nil, err
 	}
-	types, nested := map[string]int{}, map[string]int{}
-	for _, e := range fr.ents {
-		t := string(model.EntityTypes[e])
-		var n int
-		var subs map[string]int
-		if len(fr.ents) == 1 {
-			n, subs = res.Total, res.SearchResult.Facets["typeNames"]
-			if subs == nil && fr.wants(entitySubTypeFacet) && n > 0 {
-				one, err := svc.Search(ctx, search.SearchParams{Entities: []string{e}, Input: fr.query, Filter: fr.filter, Facets: []string{"typeNames"}})
-				if err != nil {
-					return nil, nil, err
-				}
-				subs = one.SearchResult.Facets["typeNames"]
-			}
-		} else {
-			p := search.SearchParams{Entities: []string{e}, Input: fr.query, Filter: fr.filter, NoFacets: true}
-			if fr.wants(entitySubTypeFacet) {
-				p.NoFacets, p.Facets = false, []string{"typeNames"}
-			}
-			one, err := svc.Search(ctx, p)
-			switch {
-			case err != nil && catalog.KindOf(err) == catalog.Invalid && fr.filter != nil:
-				// The filter names a field this entity type lacks: none of it matches.
-			case err != nil:
+	type count struct {
+		n    int
+		subs map[string]int
+	}
+	counts := make([]count, len(fr.ents))
+	if len(fr.ents) == 1 {
+		counts[0] = count{res.Total, res.SearchResult.Facets["typeNames"]}
+		if counts[0].subs == nil && fr.wants(entitySubTypeFacet) && res.Total > 0 {
+			one, err := svc.Search(ctx, search.SearchParams{Entities: fr.ents, Input: fr.query, Filter: fr.filter, Facets: []string{"typeNames"}})
+			if err != nil {
 				return nil, nil, err
-			default:
-				n, subs = one.Total, one.SearchResult.Facets["typeNames"]
 			}
+			counts[0].subs = one.SearchResult.Facets["typeNames"]
 		}
-		if n > 0 {
-			types[t], nested[t] = n, n
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(entityTypeCountWorkers)
+		for i, e := range fr.ents {
+			g.Go(func() error {
+				p := search.SearchParams{Entities: []string{e}, Input: fr.query, Filter: fr.filter, NoFacets: true}
+				if fr.wants(entitySubTypeFacet) {
+					p.NoFacets, p.Facets = false, []string{"typeNames"}
+				}
+				one, err := svc.Search(gctx, p)
+				switch {
+				case err != nil && catalog.KindOf(err) == catalog.Invalid && fr.filter != nil:
+					// The filter names a field this entity type lacks: none of it matches.
+					return nil
+				case err != nil:
+					return err
+				}
+				counts[i] = count{one.Total, one.SearchResult.Facets["typeNames"]}
+				return nil
+			})
 		}
-		for s, c := range subs {
-			nested[t+facetSeparator+s] = c
+		if err := g.Wait(); err != nil {
+			return nil, nil, err
+		}
+	}
+	types, nested := map[string]int{}, map[string]int{}
+	for i, e := range fr.ents {
+		t, c := string(model.EntityTypes[e]), counts[i]
+		if c.n > 0 {
+			types[t], nested[t] = c.n, c.n
+		}
+		for s, n := range c.subs {
+			nested[t+facetSeparator+s] = n
 		}
 	}
 	return types, nested, nil
 }
+
+// entityTypeCountWorkers bounds the entity type counts run at once.
+const entityTypeCountWorkers = 4
 
 // addFilterValues adds, as DataHub does, the values the client filters by
 // that no hit holds, with count 0, so that the app can show them selected.
