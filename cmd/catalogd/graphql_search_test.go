@@ -413,3 +413,37 @@ func TestGraphQLViews(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLSearchFlags checks the search flags DataHub's clients send that
+// change what a search finds: by default a versioned entity shows only in
+// its latest version, and soft-deleted entities only when asked for.
+func TestGraphQLSearchFlags(t *testing.T) {
+	srv := startServer(t)
+	replaySamples(t, srv)
+	ui := newUIRunner(t, srv)
+	const old, gone = "urn:li:dataset:(urn:li:dataPlatform:hive,zzold_orders,PROD)", "urn:li:dataset:(urn:li:dataPlatform:hive,zzgone_orders,PROD)"
+	srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+		seed(old, "dataset", "datasetProperties", map[string]any{"name": "zzold_orders"}),
+		seed(old, "dataset", "versionProperties", map[string]any{"versionSet": "urn:li:versionSet:(orders,dataset)", "version": map[string]any{"versionTag": "1"},
+			"sortId": "AAAAAAAA", "isLatest": false}),
+		seed(gone, "dataset", "datasetProperties", map[string]any{"name": "zzgone_orders"}),
+		seed(gone, "dataset", "status", map[string]any{"removed": true}),
+	}, "async": "false"})
+	for _, c := range []struct {
+		name  string
+		flags map[string]any
+		want  []string
+	}{
+		{"defaults", map[string]any{}, nil},
+		{"every version", map[string]any{"filterNonLatestVersions": false}, []string{old}},
+		{"soft-deleted too", map[string]any{"includeSoftDeleted": true}, []string{gone}},
+		{"both", map[string]any{"includeSoftDeleted": true, "filterNonLatestVersions": false}, []string{gone, old}},
+	} {
+		res := ui.run(t, "getSearchResultsForMultiple", searchInput("zz*", []any{}, map[string]any{"searchFlags": c.flags}))["searchAcrossEntities"]
+		got := resultURNs(res)
+		slices.Sort(got)
+		if asJSON(got) != asJSON(c.want) && !(len(got) == 0 && len(c.want) == 0) {
+			t.Errorf("%s: found %v, want %v", c.name, got, c.want)
+		}
+	}
+}

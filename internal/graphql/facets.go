@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/search"
 )
@@ -62,12 +61,18 @@ type searchFlags struct {
 	skipHighlighting   bool
 	includeSoftDeleted bool
 	getSuggestions     bool
+	// filterNonLatestVersions leaves out the versions of versioned
+	// entities that are not the latest.
+	filterNonLatestVersions bool
 }
 
 func flagsOf(in *model.SearchFlags) (searchFlags, error) {
-	out := searchFlags{maxAggValues: defaultMaxAggValues}
+	out := searchFlags{maxAggValues: defaultMaxAggValues, filterNonLatestVersions: true}
 	if in == nil {
 		return out, nil
+	}
+	if in.FilterNonLatestVersions != nil {
+		out.filterNonLatestVersions = *in.FilterNonLatestVersions
 	}
 	if in.MaxAggValues != nil {
 		if *in.MaxAggValues < 0 {
@@ -92,6 +97,23 @@ func withSoftDeleted(f *search.FilterInput) *search.FilterInput {
 	out := &search.FilterInput{}
 	for _, g := range f.Or {
 		out.Or = append(out.Or, search.ConjunctionInput{And: append(append([]search.CriterionInput(nil), g.And...), both)})
+	}
+	return out
+}
+
+// isLatestField is the search field of versionProperties.isLatest.
+const isLatestField = "isLatest"
+
+// withLatestVersions keeps, in every conjunction, the entities that are not
+// versioned or are their latest version.
+func withLatestVersions(f *search.FilterInput) *search.FilterInput {
+	notOld := search.CriterionInput{Field: isLatestField, Values: []string{"false"}, Condition: "EQUAL", Negated: true}
+	if f == nil || len(f.Or) == 0 {
+		return &search.FilterInput{Or: []search.ConjunctionInput{{And: []search.CriterionInput{notOld}}}}
+	}
+	out := &search.FilterInput{}
+	for _, g := range f.Or {
+		out.Or = append(out.Or, search.ConjunctionInput{And: append(slices.Clone(g.And), notOld)})
 	}
 	return out
 }
@@ -202,16 +224,16 @@ func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res se
 		g.SetLimit(entityTypeCountWorkers)
 		for i, e := range fr.ents {
 			g.Go(func() error {
-				p := search.SearchParams{Entities: []string{e}, Input: fr.query, Filter: fr.filter, NoFacets: true}
+				f, none := filterFor(svc, e, fr.filter)
+				if none {
+					return nil
+				}
+				p := search.SearchParams{Entities: []string{e}, Input: fr.query, Filter: f, NoFacets: true}
 				if fr.wants(entitySubTypeFacet) {
 					p.NoFacets, p.Facets = false, []string{"typeNames"}
 				}
 				one, err := svc.Search(gctx, p)
-				switch {
-				case err != nil && catalog.KindOf(err) == catalog.Invalid && fr.filter != nil:
-					// The filter names a field this entity type lacks: none of it matches.
-					return nil
-				case err != nil:
+				if err != nil {
 					return err
 				}
 				counts[i] = count{one.Total, one.SearchResult.Facets["typeNames"]}
@@ -233,6 +255,32 @@ func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res se
 		}
 	}
 	return types, nested, nil
+}
+
+// filterFor is a filter of a search across entity types as it applies to
+// one of them: a criterion on a field the type lacks holds for none of its
+// entities, negated for all of them. none reports that no entity of the
+// type can match.
+func filterFor(svc *search.Service, entity string, f *search.FilterInput) (out *search.FilterInput, none bool) {
+	if f == nil || len(f.Or) == 0 {
+		return f, false
+	}
+	out = &search.FilterInput{}
+	for _, g := range f.Or {
+		and, holds := search.ConjunctionInput{}, true
+		for _, c := range g.And {
+			switch {
+			case svc.HasField([]string{entity}, c.Field):
+				and.And = append(and.And, c)
+			case !c.Negated:
+				holds = false
+			}
+		}
+		if holds {
+			out.Or = append(out.Or, and)
+		}
+	}
+	return out, len(out.Or) == 0
 }
 
 // entityTypeCountWorkers bounds the entity type counts run at once.

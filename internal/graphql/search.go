@@ -265,6 +265,9 @@ func (r *Resolver) prepare(ctx context.Context, sp searchSpec) (preparedSearch, 
 		filter = withSoftDeleted(filter)
 	}
 	out.ents, out.filter = narrowByEntityType(ents, filter)
+	if svc, err := r.searchService(); err == nil && len(out.ents) > 0 && flags.filterNonLatestVersions && svc.HasField(out.ents, isLatestField) {
+		out.filter = withLatestVersions(out.filter)
+	}
 	return out, nil
 }
 
@@ -481,15 +484,20 @@ func (r *queryResolver) AutoCompleteForMultiple(ctx context.Context, in model.Au
 		return nil, err
 	}
 	out := &model.AutoCompleteMultipleResults{Query: in.Query, Suggestions: []*model.AutoCompleteResultForEntity{}}
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range ents {
 		one, f := narrowByEntityType([]string{e}, filter)
 		if len(one) == 0 {
 			continue
 		}
-		sugg, es, err := r.autocomplete(ctx, one, in.Query, in.Field, f, in.Limit)
-		if err != nil && f != nil && catalog.KindOf(err) == catalog.Invalid {
-			continue // the filter names a field this entity type lacks: none of it matches
+		f, none := filterFor(svc, e, f)
+		if none {
+			continue
 		}
+		sugg, es, err := r.autocomplete(ctx, one, in.Query, in.Field, f, in.Limit)
 		if err != nil {
 			return nil, err
 		}

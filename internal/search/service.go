@@ -333,6 +333,13 @@ func (s *Service) field(ents []string, name string) (catalog.SearchField, error)
 	return catalog.SearchField{}, catalog.Errorf(catalog.Invalid, "unknown search field %q for entity type %s", name, strings.Join(ents, ", "))
 }
 
+// HasField reports whether some of the entity types (any when none) has a
+// search field of that name.
+func (s *Service) HasField(ents []string, name string) bool {
+	_, err := s.field(ents, name)
+	return err == nil
+}
+
 // ParseFilter checks a rest.li filter and turns it into the port's form.
 func (s *Service) ParseFilter(ents []string, in *FilterInput) (catalog.Filter, error) {
 	var out catalog.Filter
