@@ -195,6 +195,29 @@ func TestGraphQLSearchPage(t *testing.T) {
 				t.Errorf("suggestions for a word that is there: %s", asJSON(s))
 			}
 
+			// Sorted by name both ways: the samples' datasets with a name (more
+			// than 20) in order, those without one after them.
+			for _, order := range []string{"ASCENDING", "DESCENDING"} {
+				res := ui.run(t, "getSearchResultsForMultiple", searchInput("*", []any{}, map[string]any{"types": []any{"DATASET"}, "count": 20,
+					"sortInput": map[string]any{"sortCriteria": []any{map[string]any{"field": "_entityName", "sortOrder": order}}}}))["searchAcrossEntities"]
+				names, _ := pick(res, []string{"searchResults", "*", "entity", "properties", "name"})
+				var got []string
+				for _, n := range names.([]any) {
+					got = append(got, strings.ToLower(fmt.Sprint(n)))
+				}
+				want := slices.Clone(got)
+				slices.Sort(want)
+				if order == "DESCENDING" {
+					slices.Reverse(want)
+				}
+				if len(got) != 20 || !slices.Equal(got, want) {
+					t.Errorf("sorted %s by name: %v", order, got)
+				}
+				if n, _ := pick(res, []string{"total"}); int(num(n)) != byType["dataset"] {
+					t.Errorf("sorted search found %v of %d datasets", n, byType["dataset"])
+				}
+			}
+
 			// Every ML entity type searched alone answers its entities.
 			for typ, name := range map[string]string{"MLFEATURE": "mlFeature", "MLPRIMARY_KEY": "mlPrimaryKey", "MLFEATURE_TABLE": "mlFeatureTable", "MLMODEL": "mlModel"} {
 				res := ui.run(t, "getSearchResults", map[string]any{"input": map[string]any{"type": typ, "query": "*", "start": 0, "count": 100, "filters": []any{}}})["search"]

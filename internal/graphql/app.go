@@ -552,7 +552,7 @@ func (r *queryResolver) ScrollAcrossEntities(ctx context.Context, in model.Scrol
 		}
 	}
 	res, err := r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(nil, in.OrFilters), viewURN: in.ViewUrn,
-		flags: in.SearchFlags, start: &start, count: in.Count})
+		flags: in.SearchFlags, start: &start, count: in.Count, sort: in.SortInput})
 	if err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func (r *queryResolver) SearchAcrossEntities(ctx context.Context, in model.Searc
 		return nil, err
 	}
 	return r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(in.Filters, in.OrFilters), viewURN: in.ViewUrn,
-		flags: in.SearchFlags, start: in.Start, count: in.Count})
+		flags: in.SearchFlags, start: in.Start, count: in.Count, sort: in.SortInput})
 }
 
 // searchSpec is a GraphQL search as its input asks it.
@@ -234,6 +234,7 @@ type searchSpec struct {
 	flags        *model.SearchFlags
 	start, count *int
 	facets       []string // nil: the default facets
+	sort         *model.SearchSortInput
 }
 
 // preparedSearch is a search with its view applied and its entity type
@@ -285,10 +286,23 @@ func (r *Resolver) runSearch(ctx context.Context, sp searchSpec) (*model.SearchR
 	if len(ps.ents) == 0 {
 		return empty, nil
 	}
-	res, err := svc.Search(ctx, search.SearchParams{Entities: ps.ents, Input: ps.query, Filter: ps.filter, Start: s, Count: c,
-		NoFacets: ps.flags.skipAggregates, Facets: sp.facets})
+	params := search.SearchParams{Entities: ps.ents, Input: ps.query, Filter: ps.filter, Start: s, Count: c,
+		NoFacets: ps.flags.skipAggregates, Facets: sp.facets}
+	crits := sortCriteria(sp.sort)
+	sorting := len(crits) > 0 && c > 0
+	if sorting {
+		params.Start, params.Count = 0, search.MaxPageSize
+	}
+	res, err := svc.Search(ctx, params)
 	if err != nil {
 		return nil, err
+	}
+	if sorting {
+		sorted, err := r.sortHits(ctx, res.Hits, crits)
+		if err != nil {
+			return nil, err
+		}
+		res.Hits = window(sorted, s, c)
 	}
 	out := &model.SearchResults{Start: s, Count: len(res.Hits), Total: res.Total, SearchResults: make([]*model.SearchResult, 0, len(res.Hits))}
 	urns := make([]string, 0, len(res.Hits))

@@ -117,21 +117,3 @@ func editDistance(a, b []rune) int {
 	}
 	return d[len(a)][len(b)]
 }
-
-// checkSort checks the sort criteria of a search input name fields.
-// Results keep the engine's relevance order.
-func checkSort(in *model.SearchSortInput) error {
-	if in == nil {
-		return nil
-	}
-	crits := in.SortCriteria
-	if in.SortCriterion != nil {
-		crits = append(crits, in.SortCriterion)
-	}
-	for _, c := range crits {
-		if strings.TrimSpace(c.Field) == "" {
-			return invalidf("sortInput: a sort criterion needs a field")
-		}
-	}
-	return nil
-}
