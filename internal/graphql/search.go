@@ -2,6 +2,7 @@ package graphql
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -113,13 +114,26 @@ func narrowByEntityType(ents []string, filter *search.FilterInput) ([]string, *s
 			kept = append(kept, e)
 		}
 	}
+	// Conjunctions that keep different types and ask different things of
+	// them are each held to their types.
+	own := false
+	var ref *conj
+	for i, c := range conjs {
+		switch {
+		case len(c.allowed) == 0:
+		case ref == nil:
+			ref = &conjs[i]
+		case !reflect.DeepEqual(c.rest, ref.rest):
+			own = true
+		}
+	}
 	out := &search.FilterInput{Or: []search.ConjunctionInput{}}
 	for _, c := range conjs {
-		if len(c.allowed) == 0 {
+		if len(c.allowed) == 0 && len(kept) > 0 {
 			continue
 		}
 		and := search.ConjunctionInput{And: c.rest}
-		if len(c.allowed) < len(keep) {
+		if own && len(c.allowed) < len(keep) {
 			var prefixes []string
 			for _, e := range kept {
 				if c.allowed[e] {
@@ -129,9 +143,6 @@ func narrowByEntityType(ents []string, filter *search.FilterInput) ([]string, *s
 			and.And = append(slices.Clone(and.And), search.CriterionInput{Field: search.FieldURN, Values: prefixes, Condition: "START_WITH"})
 		}
 		out.Or = append(out.Or, and)
-	}
-	if len(out.Or) == 0 {
-		return nil, out
 	}
 	return kept, out
 }
