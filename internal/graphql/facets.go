@@ -141,7 +141,7 @@ func (r *Resolver) buildFacets(ctx context.Context, fr facetRequest, res search.
 	}
 	out := []*model.FacetMetadata{}
 	for _, f := range res.Facets {
-		if !fr.wants(f) || f == "typeNames" && !fr.wants("typeNames") {
+		if !fr.wants(f) {
 			continue
 		}
 		vals := res.SearchResult.Facets[f]
