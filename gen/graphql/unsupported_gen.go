@@ -352,24 +352,6 @@ func (MutationUnsupported) BatchUpdateSoftDeleted(ctx context.Context, input mod
 	return zero, model.Unsupported("Mutation.batchUpdateSoftDeleted")
 }
 
-// CreateView is not served by catalogd.
-func (MutationUnsupported) CreateView(ctx context.Context, input model.CreateViewInput) (*model.DataHubView, error) {
-	var zero *model.DataHubView
-	return zero, model.Unsupported("Mutation.createView")
-}
-
-// UpdateView is not served by catalogd.
-func (MutationUnsupported) UpdateView(ctx context.Context, urn string, input model.UpdateViewInput) (*model.DataHubView, error) {
-	var zero *model.DataHubView
-	return zero, model.Unsupported("Mutation.updateView")
-}
-
-// DeleteView is not served by catalogd.
-func (MutationUnsupported) DeleteView(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteView")
-}
-
 // UpdateLineage is not served by catalogd.
 func (MutationUnsupported) UpdateLineage(ctx context.Context, input model.UpdateLineageInput) (*bool, error) {
 	var zero *bool
@@ -490,12 +472,6 @@ func (MutationUnsupported) UpdateDisplayProperties(ctx context.Context, urn stri
 	return zero, model.Unsupported("Mutation.updateDisplayProperties")
 }
 
-// UpdateGlobalViewsSettings is not served by catalogd.
-func (MutationUnsupported) UpdateGlobalViewsSettings(ctx context.Context, input model.UpdateGlobalViewsSettingsInput) (bool, error) {
-	var zero bool
-	return zero, model.Unsupported("Mutation.updateGlobalViewsSettings")
-}
-
 // UpdateDocPropagationSettings is not served by catalogd.
 func (MutationUnsupported) UpdateDocPropagationSettings(ctx context.Context, input model.UpdateDocPropagationSettingsInput) (bool, error) {
 	var zero bool
@@ -610,12 +586,6 @@ func (MutationUnsupported) DeleteStructuredProperty(ctx context.Context, input m
 	return zero, model.Unsupported("Mutation.deleteStructuredProperty")
 }
 
-// BatchUpdateStepStates is not served by catalogd.
-func (MutationUnsupported) BatchUpdateStepStates(ctx context.Context, input model.BatchUpdateStepStatesInput) (*model.BatchUpdateStepStatesResult, error) {
-	var zero *model.BatchUpdateStepStatesResult
-	return zero, model.Unsupported("Mutation.batchUpdateStepStates")
-}
-
 // CreateTest is not served by catalogd.
 func (MutationUnsupported) CreateTest(ctx context.Context, input model.CreateTestInput) (*string, error) {
 	var zero *string
@@ -697,12 +667,6 @@ func (QueryUnsupported) ListSecrets(ctx context.Context, input model.ListSecrets
 func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.ListExecutionRequestsInput) (*model.IngestionSourceExecutionRequests, error) {
 	var zero *model.IngestionSourceExecutionRequests
 	return zero, model.Unsupported("Query.listExecutionRequests")
-}
-
-// BrowseV2 is not served by catalogd.
-func (QueryUnsupported) BrowseV2(ctx context.Context, input model.BrowseV2Input) (*model.BrowseResultsV2, error) {
-	var zero *model.BrowseResultsV2
-	return zero, model.Unsupported("Query.browseV2")
 }
 
 // ListTests is not served by catalogd.

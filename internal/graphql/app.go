@@ -151,20 +151,60 @@ func (r *queryResolver) GetGrantedPrivileges(ctx context.Context, in model.GetGr
 	return &model.Privileges{Privileges: privs}, nil
 }
 
-// maxQuickFilters is how many platforms the search bar offers as quick
-// filters.
-const maxQuickFilters = 5
+// Quick filters are DataHub's: the five platforms with the most entities
+// (by URN), then up to three source entity types and two of DataHub's own,
+// in these priority orders, that have entities; all within the view named.
+const (
+	maxQuickPlatforms      = 5
+	maxQuickSourceTypes    = 3
+	maxQuickDataHubTypes   = 2
+	quickFilterFieldEntity = entityTypeField
+)
 
-// GetQuickFilters offers the platforms with the most entities as search
-// filters.
-func (r *queryResolver) GetQuickFilters(ctx context.Context, _ model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
-	top, err := r.topPlatforms(ctx, maxQuickFilters)
+var (
+	quickSourceTypes  = []string{"dataset", "dashboard", "dataFlow", "dataJob", "chart", "container", "mlModel", "mlModelGroup", "mlFeature", "mlFeatureTable", "mlPrimaryKey"}
+	quickDataHubTypes = []string{"domain", "glossaryTerm", "corpGroup", "corpuser"}
+)
+
+// GetQuickFilters offers the search bar's quick filters.
+func (r *queryResolver) GetQuickFilters(ctx context.Context, in model.GetQuickFiltersInput) (*model.GetQuickFiltersResult, error) {
+	zero := 0
+	res, err := r.runSearch(ctx, searchSpec{ents: searchableTypes, query: "*", viewURN: in.ViewUrn, count: &zero,
+		facets: []string{"platform", entityTypeField}, flags: &model.SearchFlags{MaxAggValues: ptr(search.MaxPageSize)}})
 	if err != nil {
 		return nil, err
 	}
+	counts := map[string][]*model.AggregationMetadata{}
+	for _, f := range res.Facets {
+		counts[f.Field] = f.Aggregations
+	}
 	out := &model.GetQuickFiltersResult{QuickFilters: []*model.QuickFilter{}}
-	for _, p := range top {
-		out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: "platform", Value: p, Entity: &model.DataPlatform{Urn: p}})
+	var platforms []string
+	for _, a := range counts["platform"] { // by count, most first
+		if len(platforms) < maxQuickPlatforms && a.Count > 0 {
+			platforms = append(platforms, a.Value)
+		}
+	}
+	sort.Strings(platforms)
+	for _, p := range platforms {
+		out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: "platform", Value: p, Entity: model.EntityOf(p)})
+	}
+	r.loaderOf(ctx).Want(platforms...)
+	has := map[string]bool{}
+	for _, a := range counts[entityTypeField] {
+		has[a.Value] = a.Count > 0
+	}
+	for _, list := range []struct {
+		types []string
+		max   int
+	}{{quickSourceTypes, maxQuickSourceTypes}, {quickDataHubTypes, maxQuickDataHubTypes}} {
+		n := 0
+		for _, e := range list.types {
+			if t := string(model.EntityTypes[e]); n < list.max && has[t] {
+				out.QuickFilters = append(out.QuickFilters, &model.QuickFilter{Field: quickFilterFieldEntity, Value: t})
+				n++
+			}
+		}
 	}
 	return out, nil
 }
@@ -294,53 +334,27 @@ func (r *queryResolver) GetEntityCounts(ctx context.Context, in *model.EntityCou
 	return out, nil
 }
 
-// AggregateAcrossEntities counts the values of the facets asked (all when
-// none is) over what a search finds, the entity type facet (_entityType)
-// included.
+// AggregateAcrossEntities counts the values of the facets asked (the
+// default facets when none is) over what a search finds, as the search page
+// and its browse sidebar show them.
 func (r *queryResolver) AggregateAcrossEntities(ctx context.Context, in model.AggregateAcrossEntitiesInput) (*model.AggregateResults, error) {
 	ents, err := entityNamesOf(in.Types)
 	if err != nil {
 		return nil, err
 	}
-	ents, filter := narrowByEntityType(ents, filterOf(nil, in.OrFilters))
-	out := &model.AggregateResults{Facets: []*model.FacetMetadata{}}
-	if len(ents) == 0 {
-		return out, nil
-	}
-	svc, err := r.searchService()
-	if err != nil {
-		return nil, err
-	}
-	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: in.Query, Filter: filter})
-	if err != nil {
-		return nil, err
-	}
-	want := map[string]bool{}
+	var want []string
 	for _, f := range in.Facets {
 		if f != nil {
-			want[*f] = true
+			want = append(want, strings.TrimSuffix(*f, ".keyword"))
 		}
 	}
-	for _, f := range facets(res.Facets, res.SearchResult.Facets) {
-		if len(want) == 0 || want[f.Field] {
-			out.Facets = append(out.Facets, f)
-		}
+	zero := 0
+	res, err := r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(nil, in.OrFilters), viewURN: in.ViewUrn,
+		flags: in.SearchFlags, count: &zero, facets: want})
+	if err != nil {
+		return nil, err
 	}
-	if len(want) == 0 || want[entityTypeField] {
-		f := &model.FacetMetadata{Field: entityTypeField, DisplayName: ptr("Type"), Aggregations: []*model.AggregationMetadata{}}
-		for _, e := range ents {
-			n, err := r.countOf(ctx, e, in.Query, filter)
-			if err != nil {
-				return nil, err
-			}
-			if n > 0 {
-				f.Aggregations = append(f.Aggregations, &model.AggregationMetadata{Value: string(model.EntityTypes[e]), Count: int64(n)})
-			}
-		}
-		sort.SliceStable(f.Aggregations, func(i, j int) bool { return f.Aggregations[i].Count > f.Aggregations[j].Count })
-		out.Facets = append(out.Facets, f)
-	}
-	return out, nil
+	return &model.AggregateResults{Facets: res.Facets}, nil
 }
 
 // rootGlossary lists the glossary entities of type entity (glossaryNode or
@@ -442,13 +456,17 @@ func (r *queryResolver) ScrollAcrossEntities(ctx context.Context, in model.Scrol
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSort(in.SortInput); err != nil {
+		return nil, err
+	}
 	start := 0
 	if in.ScrollID != nil {
 		if start, err = strconv.Atoi(*in.ScrollID); err != nil || start < 0 {
 			return nil, invalidf("scrollId %q is not one this server gave", *in.ScrollID)
 		}
 	}
-	res, err := r.runSearch(ctx, ents, in.Query, filterOf(nil, in.OrFilters), &start, in.Count)
+	res, err := r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(nil, in.OrFilters), viewURN: in.ViewUrn,
+		flags: in.SearchFlags, start: &start, count: in.Count, sort: in.SortInput})
 	if err != nil {
 		return nil, err
 	}

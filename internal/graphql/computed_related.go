@@ -450,7 +450,7 @@ func (r *Resolver) scoped(ctx context.Context, field, urn string, query *string,
 	if q == "" {
 		q = "*"
 	}
-	return r.runSearch(ctx, ents, q, filter, start, count)
+	return r.runSearch(ctx, searchSpec{ents: ents, query: q, filter: filter, start: start, count: count})
 }
 
 // ContainerEntities lists the entities directly in a container.
@@ -503,7 +503,7 @@ func (r *computed) DataProductEntities(ctx context.Context, obj model.Entity, in
 	for i := range filter.Or {
 		filter.Or[i].And = append(filter.Or[i].And, search.CriterionInput{Field: "urn", Values: urns})
 	}
-	return r.runSearch(ctx, ents, in.Query, filter, in.Start, in.Count)
+	return r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filter, viewURN: in.ViewUrn, flags: in.SearchFlags, start: in.Start, count: in.Count})
 }
 
 // Privileges are the caller's privileges on the entity, as DataHub's entity

@@ -634,28 +634,6 @@ func (r *Resolver) editSettings(ctx context.Context, fn func(m map[string]any)) 
 	return yes, nil
 }
 
-// UpdateCorpUserViewsSettings sets or clears the caller's default view.
-func (r *mutationResolver) UpdateCorpUserViewsSettings(ctx context.Context, in model.UpdateCorpUserViewsSettingsInput) (*bool, error) {
-	view := deref(in.DefaultView)
-	if view != "" {
-		if _, err := catalog.ParseURN(view); err != nil {
-			return nil, err
-		}
-	}
-	return r.editSettings(ctx, func(m map[string]any) {
-		views, _ := m["views"].(map[string]any)
-		if views == nil {
-			views = map[string]any{}
-		}
-		if view != "" {
-			views["defaultView"] = view
-		} else {
-			delete(views, "defaultView")
-		}
-		m["views"] = views
-	})
-}
-
 // userSettingFields maps a UserSetting to its field of appearance.
 var userSettingFields = map[model.UserSetting]string{
 	model.UserSettingShowSimplifiedHomepage: "showSimplifiedHomepage",

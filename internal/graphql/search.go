@@ -2,7 +2,8 @@ package graphql
 
 import (
 	"context"
-	"sort"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/catalogd/catalogd/gen/models"
@@ -23,53 +24,88 @@ var searchableTypes = []string{
 // by, with EntityType symbols as values.
 const entityTypeField = "_entityType"
 
-// narrowByEntityType takes the _entityType criteria out of filter and
-// narrows ents by them: a conjunction keeps the types its criteria allow,
-// and the search covers the types some conjunction keeps.
+// narrowByEntityType takes the entity type criteria out of filter
+// (_entityType, and _entityType␞typeNames whose values are a type or a type
+// and one of its sub types) and narrows ents by them: a conjunction keeps
+// the types its criteria allow, and the search covers the types some
+// conjunction keeps. When conjunctions keep different types, each is held
+// to its own by a URN prefix criterion.
 func narrowByEntityType(ents []string, filter *search.FilterInput) ([]string, *search.FilterInput) {
 	if filter == nil {
 		return ents, nil
 	}
-	keep := map[string]bool{}
-	narrowed := false
-	out := &search.FilterInput{Or: make([]search.ConjunctionInput, 0, len(filter.Or))}
-	for _, and := range filter.Or {
-		allowed := map[string]bool{}
+	type conj struct {
+		allowed map[string]bool
+		rest    []search.CriterionInput
+	}
+	all := func() map[string]bool {
+		m := map[string]bool{}
 		for _, e := range ents {
-			allowed[e] = true
+			m[e] = true
 		}
-		var rest search.ConjunctionInput
+		return m
+	}
+	narrowed := false
+	var conjs []conj
+	for _, and := range filter.Or {
+		alts := []conj{{allowed: all()}}
 		for _, c := range and.And {
-			if strings.TrimSuffix(c.Field, ".keyword") != entityTypeField {
-				rest.And = append(rest.And, c)
-				continue
-			}
-			narrowed = true
-			named := map[string]bool{}
+			field := strings.TrimSuffix(c.Field, ".keyword")
 			values := c.Values
-			if c.Value != nil {
-				values = append(values, *c.Value)
+			if len(values) == 0 && c.Value != nil {
+				values = []string{*c.Value}
 			}
-			for _, v := range values {
-				if n, ok := entityNames[model.EntityType(strings.ToUpper(v))]; ok {
-					named[n] = true
-				} else {
-					named[v] = true
+			switch {
+			case field == entityTypeField || field == entitySubTypeFacet && c.Negated:
+				narrowed = true
+				named := map[string]bool{}
+				for _, v := range values {
+					t, sub, _ := strings.Cut(v, facetSeparator)
+					if sub == "" {
+						named[entityNameOf(t)] = true
+					}
 				}
-			}
-			for e := range allowed {
-				if named[e] == c.Negated {
-					delete(allowed, e)
+				for _, a := range alts {
+					for e := range a.allowed {
+						if named[e] == c.Negated {
+							delete(a.allowed, e)
+						}
+					}
+				}
+			case field == entitySubTypeFacet:
+				narrowed = true
+				var next []conj
+				for _, a := range alts {
+					for _, v := range values {
+						t, sub, _ := strings.Cut(v, facetSeparator)
+						e := entityNameOf(t)
+						if !a.allowed[e] {
+							continue
+						}
+						n := conj{allowed: map[string]bool{e: true}, rest: slices.Clone(a.rest)}
+						if sub != "" {
+							n.rest = append(n.rest, search.CriterionInput{Field: "typeNames", Values: []string{sub}, Condition: "EQUAL"})
+						}
+						next = append(next, n)
+					}
+				}
+				alts = next
+			default:
+				for i := range alts {
+					alts[i].rest = append(alts[i].rest, c)
 				}
 			}
 		}
-		for e := range allowed {
-			keep[e] = true
-		}
-		out.Or = append(out.Or, rest)
+		conjs = append(conjs, alts...)
 	}
 	if !narrowed {
 		return ents, filter
+	}
+	keep := map[string]bool{}
+	for _, c := range conjs {
+		for e := range c.allowed {
+			keep[e] = true
+		}
 	}
 	kept := make([]string, 0, len(keep))
 	for _, e := range ents {
@@ -77,7 +113,46 @@ func narrowByEntityType(ents []string, filter *search.FilterInput) ([]string, *s
 			kept = append(kept, e)
 		}
 	}
+	// Conjunctions that keep different types and ask different things of
+	// them are each held to their types.
+	own := false
+	var ref *conj
+	for i, c := range conjs {
+		switch {
+		case len(c.allowed) == 0:
+		case ref == nil:
+			ref = &conjs[i]
+		case !reflect.DeepEqual(c.rest, ref.rest):
+			own = true
+		}
+	}
+	out := &search.FilterInput{Or: []search.ConjunctionInput{}}
+	for _, c := range conjs {
+		if len(c.allowed) == 0 && len(kept) > 0 {
+			continue
+		}
+		and := search.ConjunctionInput{And: c.rest}
+		if own && len(c.allowed) < len(keep) {
+			var prefixes []string
+			for _, e := range kept {
+				if c.allowed[e] {
+					prefixes = append(prefixes, "urn:li:"+e+":")
+				}
+			}
+			and.And = append(slices.Clone(and.And), search.CriterionInput{Field: search.FieldURN, Values: prefixes, Condition: "START_WITH"})
+		}
+		out.Or = append(out.Or, and)
+	}
 	return kept, out
+}
+
+// entityNameOf is the registry name of an EntityType symbol, or the value
+// as it is (a registry name already).
+func entityNameOf(v string) string {
+	if n, ok := entityNames[model.EntityType(strings.ToUpper(v))]; ok {
+		return n
+	}
+	return v
 }
 
 func (r *Resolver) searchService() (*search.Service, error) {
@@ -144,7 +219,7 @@ func (r *queryResolver) Search(ctx context.Context, in model.SearchInput) (*mode
 	if err != nil {
 		return nil, err
 	}
-	return r.runSearch(ctx, ents, in.Query, filterOf(in.Filters, in.OrFilters), in.Start, in.Count)
+	return r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(in.Filters, in.OrFilters), flags: in.SearchFlags, start: in.Start, count: in.Count})
 }
 
 // SearchAcrossEntities searches several entity types at once.
@@ -153,21 +228,91 @@ func (r *queryResolver) SearchAcrossEntities(ctx context.Context, in model.Searc
 	if err != nil {
 		return nil, err
 	}
-	return r.runSearch(ctx, ents, in.Query, filterOf(in.Filters, in.OrFilters), in.Start, in.Count)
+	if err := checkSort(in.SortInput); err != nil {
+		return nil, err
+	}
+	return r.runSearch(ctx, searchSpec{ents: ents, query: in.Query, filter: filterOf(in.Filters, in.OrFilters), viewURN: in.ViewUrn,
+		flags: in.SearchFlags, start: in.Start, count: in.Count, sort: in.SortInput})
 }
 
-func (r *Resolver) runSearch(ctx context.Context, ents []string, query string, filter *search.FilterInput, start, count *int) (*model.SearchResults, error) {
+// searchSpec is a GraphQL search as its input asks it.
+type searchSpec struct {
+	ents         []string
+	query        string
+	filter       *search.FilterInput
+	viewURN      *string
+	flags        *model.SearchFlags
+	start, count *int
+	facets       []string // nil: the default facets
+	sort         *model.SearchSortInput
+}
+
+// preparedSearch is a search with its view applied and its entity type
+// criteria turned into entity types.
+type preparedSearch struct {
+	ents   []string
+	query  string
+	filter *search.FilterInput // for the engine
+	asked  *search.FilterInput // the client's and the view's, as sent
+	flags  searchFlags
+}
+
+// prepare applies the view, the flags and the entity type criteria of a
+// search; no entity types left means nothing can match.
+func (r *Resolver) prepare(ctx context.Context, sp searchSpec) (preparedSearch, error) {
+	flags, err := flagsOf(sp.flags)
+	if err != nil {
+		return preparedSearch{}, err
+	}
+	ents, filter, err := r.applyView(ctx, sp.viewURN, sp.ents, sp.filter)
+	if err != nil {
+		return preparedSearch{}, err
+	}
+	out := preparedSearch{query: sp.query, asked: filter, flags: flags}
+	if filter, err = r.resolveBrowsePaths(ctx, ents, filter); err != nil {
+		return preparedSearch{}, err
+	}
+	if flags.includeSoftDeleted {
+		filter = withSoftDeleted(filter)
+	}
+	out.ents, out.filter = narrowByEntityType(ents, filter)
+	if svc, err := r.searchService(); err == nil && len(out.ents) > 0 && flags.filterNonLatestVersions && svc.HasField(out.ents, isLatestField) {
+		out.filter = withLatestVersions(out.filter)
+	}
+	return out, nil
+}
+
+func (r *Resolver) runSearch(ctx context.Context, sp searchSpec) (*model.SearchResults, error) {
 	svc, err := r.searchService()
 	if err != nil {
 		return nil, err
 	}
-	s, c := page(start, count, 10)
-	if ents, filter = narrowByEntityType(ents, filter); len(ents) == 0 {
-		return &model.SearchResults{Start: s, SearchResults: []*model.SearchResult{}}, nil
-	}
-	res, err := svc.Search(ctx, search.SearchParams{Entities: ents, Input: query, Filter: filter, Start: s, Count: c})
+	s, c := page(sp.start, sp.count, 10)
+	ps, err := r.prepare(ctx, sp)
 	if err != nil {
 		return nil, err
+	}
+	empty := &model.SearchResults{Start: s, SearchResults: []*model.SearchResult{}, Facets: []*model.FacetMetadata{}, Suggestions: []*model.SearchSuggestion{}}
+	if len(ps.ents) == 0 {
+		return empty, nil
+	}
+	params := search.SearchParams{Entities: ps.ents, Input: ps.query, Filter: ps.filter, Start: s, Count: c,
+		NoFacets: ps.flags.skipAggregates, Facets: sp.facets}
+	crits := sortCriteria(sp.sort)
+	sorting := len(crits) > 0 && c > 0
+	if sorting {
+		params.Start, params.Count = 0, search.MaxPageSize
+	}
+	res, err := svc.Search(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if sorting {
+		sorted, err := r.sortHits(ctx, res.Hits, crits)
+		if err != nil {
+			return nil, err
+		}
+		res.Hits = window(sorted, s, c)
 	}
 	out := &model.SearchResults{Start: s, Count: len(res.Hits), Total: res.Total, SearchResults: make([]*model.SearchResult, 0, len(res.Hits))}
 	urns := make([]string, 0, len(res.Hits))
@@ -177,10 +322,25 @@ func (r *Resolver) runSearch(ctx context.Context, ents []string, query string, f
 			continue
 		}
 		urns = append(urns, h.URN)
-		out.SearchResults = append(out.SearchResults, &model.SearchResult{Entity: e, MatchedFields: matchedFields(h.MatchedFields)})
+		mf := matchedFields(h.MatchedFields)
+		if ps.flags.skipHighlighting {
+			mf = []*model.MatchedField{}
+		}
+		out.SearchResults = append(out.SearchResults, &model.SearchResult{Entity: e, MatchedFields: mf})
 	}
 	out.Count = len(out.SearchResults)
-	out.Facets = facets(res.Facets, res.SearchResult.Facets)
+	out.Facets, out.Suggestions = []*model.FacetMetadata{}, []*model.SearchSuggestion{}
+	if !ps.flags.skipAggregates {
+		fr := facetRequest{ents: ps.ents, query: ps.query, filter: ps.filter, asked: ps.asked, want: sp.facets, flags: ps.flags}
+		if out.Facets, err = r.buildFacets(ctx, fr, res); err != nil {
+			return nil, err
+		}
+	}
+	if ps.flags.getSuggestions && res.Total == 0 {
+		if out.Suggestions, err = r.suggestions(ctx, ps.ents, ps.query); err != nil {
+			return nil, err
+		}
+	}
 	r.loaderOf(ctx).prime(ctx, urns)
 	return out, nil
 }
@@ -193,23 +353,12 @@ func matchedFields(in []catalog.MatchedField) []*model.MatchedField {
 	return out
 }
 
-// facets lists the facet counts in the service's field order, values by
+// facets lists facet counts in the given field order, values by
 // descending count then value.
 func facets(fields []string, counts map[string]map[string]int) []*model.FacetMetadata {
 	out := make([]*model.FacetMetadata, 0, len(fields))
 	for _, f := range fields {
-		vals := counts[f]
-		aggs := make([]*model.AggregationMetadata, 0, len(vals))
-		for v, n := range vals {
-			aggs = append(aggs, &model.AggregationMetadata{Value: v, Count: int64(n), Entity: model.EntityOf(v)})
-		}
-		sort.Slice(aggs, func(i, j int) bool {
-			if aggs[i].Count != aggs[j].Count {
-				return aggs[i].Count > aggs[j].Count
-			}
-			return aggs[i].Value < aggs[j].Value
-		})
-		out = append(out, &model.FacetMetadata{Field: f, DisplayName: ptr(f), Aggregations: aggs})
+		out = append(out, &model.FacetMetadata{Field: f, DisplayName: ptr(f), Aggregations: aggregations(counts[f])})
 	}
 	return out
 }
@@ -231,26 +380,46 @@ func (r *queryResolver) AutoComplete(ctx context.Context, in model.AutoCompleteI
 	return &model.AutoCompleteResults{Query: in.Query, Suggestions: sugg, Entities: ents2}, nil
 }
 
-// AutoCompleteForMultiple suggests completions per entity type.
+// autoCompleteTypes are the entity types autocompleted when none is named,
+// DataHub's.
+var autoCompleteTypes = []string{"dataset", "dashboard", "chart", "container", "mlModel", "mlModelGroup", "mlFeatureTable",
+	"dataFlow", "dataJob", "glossaryTerm", "tag", "corpuser", "corpGroup", "notebook", "dataProduct", "domain",
+	"businessAttribute", "application"}
+
+// AutoCompleteForMultiple suggests completions per entity type, within the
+// view named if any.
 func (r *queryResolver) AutoCompleteForMultiple(ctx context.Context, in model.AutoCompleteMultipleInput) (*model.AutoCompleteMultipleResults, error) {
-	types := in.Types
-	if len(types) == 0 {
-		for _, n := range searchableTypes {
-			types = append(types, model.EntityTypes[n])
-		}
-	}
-	out := &model.AutoCompleteMultipleResults{Query: in.Query, Suggestions: []*model.AutoCompleteResultForEntity{}}
-	for _, t := range types {
-		ents, err := entityNamesOf([]model.EntityType{t})
-		if err != nil {
+	ents := autoCompleteTypes
+	if len(in.Types) > 0 {
+		var err error
+		if ents, err = entityNamesOf(in.Types); err != nil {
 			return nil, err
 		}
-		sugg, es, err := r.autocomplete(ctx, ents, in.Query, in.Field, filterOf(in.Filters, in.OrFilters), in.Limit)
+	}
+	ents, filter, err := r.applyView(ctx, in.ViewUrn, ents, filterOf(in.Filters, in.OrFilters))
+	if err != nil {
+		return nil, err
+	}
+	out := &model.AutoCompleteMultipleResults{Query: in.Query, Suggestions: []*model.AutoCompleteResultForEntity{}}
+	svc, err := r.searchService()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		one, f := narrowByEntityType([]string{e}, filter)
+		if len(one) == 0 {
+			continue
+		}
+		f, none := filterFor(svc, e, f)
+		if none {
+			continue
+		}
+		sugg, es, err := r.autocomplete(ctx, one, in.Query, in.Field, f, in.Limit)
 		if err != nil {
 			return nil, err
 		}
 		if len(sugg) > 0 {
-			out.Suggestions = append(out.Suggestions, &model.AutoCompleteResultForEntity{Type: t, Suggestions: sugg, Entities: es})
+			out.Suggestions = append(out.Suggestions, &model.AutoCompleteResultForEntity{Type: model.EntityTypes[e], Suggestions: sugg, Entities: es})
 		}
 	}
 	return out, nil

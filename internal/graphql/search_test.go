@@ -28,6 +28,12 @@ func TestNarrowByEntityType(t *testing.T) {
 			{And: []search.CriterionInput{{Field: "_entityType.keyword", Values: []string{"CHART"}}}},
 			{And: []search.CriterionInput{{Field: "_entityType", Values: []string{"dataset"}}}},
 		}}, wantEnts: []string{"dataset", "chart"}, want: &search.FilterInput{Or: []search.ConjunctionInput{{}, {}}}},
+		{name: "types and sub types, each conjunction held to its types",
+			filter:   &search.FilterInput{Or: []search.ConjunctionInput{{And: []search.CriterionInput{{Field: "_entityType␞typeNames", Values: []string{"CHART", "DATASET␞View"}}}}}},
+			wantEnts: []string{"dataset", "chart"}, want: &search.FilterInput{Or: []search.ConjunctionInput{
+				{And: []search.CriterionInput{{Field: "urn", Values: []string{"urn:li:chart:"}, Condition: "START_WITH"}}},
+				{And: []search.CriterionInput{{Field: "typeNames", Values: []string{"View"}, Condition: "EQUAL"}, {Field: "urn", Values: []string{"urn:li:dataset:"}, Condition: "START_WITH"}}},
+			}}},
 		{name: "a type not searched", filter: &search.FilterInput{Or: []search.ConjunctionInput{{And: []search.CriterionInput{{Field: "_entityType", Values: []string{"TAG"}}}}}},
 			wantEnts: []string{}, want: &search.FilterInput{Or: []search.ConjunctionInput{{}}}},
 	}

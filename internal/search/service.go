@@ -1,8 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,11 +56,15 @@ type Service struct {
 	idx       catalog.SearchIndex
 	all       map[string]catalog.SearchField
 	perEntity map[string]map[string]catalog.SearchField
+	// display holds, per entity type, the display names of its facets
+	// (filterNameOverride, else the field name).
+	display map[string]map[string]string
 }
 
 // NewService returns a Service querying idx.
 func NewService(reg *registry.Registry, idx catalog.SearchIndex) *Service {
-	s := &Service{reg: reg, idx: idx, all: map[string]catalog.SearchField{}, perEntity: map[string]map[string]catalog.SearchField{}}
+	s := &Service{reg: reg, idx: idx, all: map[string]catalog.SearchField{}, perEntity: map[string]map[string]catalog.SearchField{},
+		display: map[string]map[string]string{}}
 	for _, f := range Fields(reg) {
 		s.all[f.Name] = f
 	}
@@ -68,8 +74,56 @@ func NewService(reg *registry.Registry, idx catalog.SearchIndex) *Service {
 			m[f.Name] = f
 		}
 		s.perEntity[e.Name] = m
+		s.display[e.Name] = facetDisplayNames(reg, &e)
 	}
 	return s
+}
+
+// facetDisplayNames maps the facet fields of an entity type to the names
+// DataHub shows for them.
+func facetDisplayNames(reg *registry.Registry, e *catalog.EntitySpec) map[string]string {
+	out := map[string]string{}
+	for _, name := range append([]string{e.KeyAspect}, e.Aspects...) {
+		a := reg.Aspect(name)
+		if a == nil {
+			continue
+		}
+		for _, sp := range a.Searchable {
+			if sp.AddToFilters {
+				if _, ok := out[sp.FieldName]; !ok || sp.FilterNameOverride != "" {
+					out[sp.FieldName] = cmp.Or(sp.FilterNameOverride, sp.FieldName)
+				}
+			}
+			if sp.AddHasValuesToFilters && sp.HasValuesFieldName != "" {
+				out[sp.HasValuesFieldName] = sp.HasValuesFieldName
+			}
+		}
+	}
+	return out
+}
+
+// FacetDisplayName is the name DataHub shows for a facet field over the
+// entity types searched (every type when none): the filterNameOverride of
+// the first of them that filters by it, else the field name.
+func (s *Service) FacetDisplayName(ents []string, field string) string {
+	if len(ents) == 0 {
+		for _, e := range s.reg.Entities() {
+			ents = append(ents, e.Name)
+		}
+	}
+	for _, e := range ents {
+		if n, ok := s.display[s.canonical(e)][field]; ok {
+			return n
+		}
+	}
+	return field
+}
+
+func (s *Service) canonical(name string) string {
+	if e := s.reg.Entity(name); e != nil {
+		return e.Name
+	}
+	return name
 }
 
 // Index returns the engine the service queries.
@@ -82,6 +136,10 @@ type SearchParams struct {
 	Filter   *FilterInput
 	Start    int
 	Count    int
+	// Facets narrows the facets counted to these fields (nil: every facet
+	// field of the entity types); NoFacets counts none.
+	Facets   []string
+	NoFacets bool
 }
 
 // SearchResponse is a search result with the facets that were asked for.
@@ -112,11 +170,69 @@ func (s *Service) Search(ctx context.Context, p SearchParams) (SearchResponse, e
 	}
 	filter = and(filter, alts)
 	facets := s.facets(ents)
-	res, err := s.idx.Search(ctx, catalog.SearchQuery{EntityTypes: ents, Text: text, Filter: filter, Facets: facets, Start: p.Start, Count: p.Count})
+	switch {
+	case p.NoFacets:
+		facets = nil
+	case p.Facets != nil:
+		facets = slices.DeleteFunc(slices.Clone(p.Facets), func(f string) bool { return !slices.Contains(facets, f) })
+	}
+	q := catalog.SearchQuery{EntityTypes: ents, Text: text, Filter: filter, Facets: facets, Start: p.Start, Count: p.Count}
+	res, err := s.idx.Search(ctx, q)
 	if err != nil {
 		return SearchResponse{}, err
 	}
+	if err := s.recountShared(ctx, q, res.Facets); err != nil {
+		return SearchResponse{}, err
+	}
 	return SearchResponse{SearchResult: res, Facets: facets}, nil
+}
+
+// recountShared recounts the facets whose field some of the entity types
+// searched hold without filtering by it (a model's free-text "type" beside
+// a chart's Chart Type facet) over the types that do filter by it, so that
+// a facet only counts values its filter applies to.
+func (s *Service) recountShared(ctx context.Context, q catalog.SearchQuery, counts map[string]map[string]int) error {
+	ents := q.EntityTypes
+	if len(ents) == 0 {
+		for _, e := range s.reg.Entities() {
+			ents = append(ents, e.Name)
+		}
+	}
+	groups := map[string][]string{} // entity types joined → facet fields
+	var order []string
+	for _, f := range q.Facets {
+		var filtering []string
+		shared := false
+		for _, e := range ents {
+			sf, ok := s.perEntity[e][f]
+			switch {
+			case ok && sf.Filter:
+				filtering = append(filtering, e)
+			case ok:
+				shared = true
+			}
+		}
+		if !shared || len(filtering) == 0 {
+			continue
+		}
+		k := strings.Join(filtering, ",")
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], f)
+	}
+	for _, k := range order {
+		sub := q
+		sub.EntityTypes, sub.Facets, sub.Start, sub.Count = strings.Split(k, ","), groups[k], 0, 0
+		res, err := s.idx.Search(ctx, sub)
+		if err != nil {
+			return err
+		}
+		for _, f := range groups[k] {
+			counts[f] = res.Facets[f]
+		}
+	}
+	return nil
 }
 
 // AutocompleteParams is an autocomplete request.
@@ -215,6 +331,13 @@ func (s *Service) field(ents []string, name string) (catalog.SearchField, error)
 		}
 	}
 	return catalog.SearchField{}, catalog.Errorf(catalog.Invalid, "unknown search field %q for entity type %s", name, strings.Join(ents, ", "))
+}
+
+// HasField reports whether some of the entity types (any when none) has a
+// search field of that name.
+func (s *Service) HasField(ents []string, name string) bool {
+	_, err := s.field(ents, name)
+	return err == nil
 }
 
 // ParseFilter checks a rest.li filter and turns it into the port's form.
