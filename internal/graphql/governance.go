@@ -45,9 +45,9 @@ type domainInfo struct {
 // level), with their names.
 func (r *Resolver) domainsUnder(ctx context.Context, parent string) (map[string]string, error) {
 	out := map[string]string{}
-	const page = 1000
-	for off := 0; ; off += page {
-		rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:domain:%", Aspect: "domainProperties", Offset: off, Limit: page})
+	const scanPage = 1000
+	for off := 0; ; off += scanPage {
+		rows, err := r.store.ScanLatest(ctx, catalog.ScanQuery{URNLike: "urn:li:domain:%", Aspect: "domainProperties", Offset: off, Limit: scanPage})
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +60,7 @@ func (r *Resolver) domainsUnder(ctx context.Context, parent string) (map[string]
 				out[a.URN] = d.Name
 			}
 		}
-		if len(rows) < page {
+		if len(rows) < scanPage {
 			return out, nil
 		}
 	}
