@@ -834,6 +834,7 @@ func (s *Service) DeleteLatestTimeseries(ctx context.Context, actor string, urn 
 	}
 	var n int
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
+		n = 0 // the transaction may be retried
 		latest, err := tx.Timeseries(ctx, catalog.TimeseriesQuery{URN: urn.String(), Aspect: aspect, Limit: 1})
 		if err != nil || len(latest) == 0 {
 			return err
