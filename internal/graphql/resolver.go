@@ -23,6 +23,7 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/ingestion"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/search"
 )
@@ -41,6 +42,9 @@ type Config struct {
 	Auth *auth.Service
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
+	// Ingestion manages secrets and ingestion runs; nil leaves those
+	// operations failing.
+	Ingestion *ingestion.Service
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
 	MaxBody int64
 	// ObserveOperation, when set, is told of every operation answered:
@@ -58,10 +62,12 @@ type Resolver struct {
 	search  *search.Service
 	lineage *graph.Service
 	auth    *auth.Service
+
+	ingestion *ingestion.Service
 }
 
 func newResolver(c Config) *Resolver {
-	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth}
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, ingestion: c.Ingestion}
 }
 
 // nativeUsers returns the auth service's NativeUsers, nil without one.

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalogd/catalogd/internal/contract"
+)
+
+// fakeDataHub stands in for DataHub's CLI: `datahub ingest -c RECIPE
+// --report-to REPORT [--test-source-connection]`. What it does follows the
+// recipe's source.config.mode; every run appends a line to runs.log beside
+// it.
+const fakeDataHub = `#!/bin/sh
+dir=$(dirname "$0")
+recipe=$3
+report=$5
+echo "run $(basename "$PWD")" >> "$dir/runs.log"
+if [ "$6" = "--test-source-connection" ]; then
+	echo '{"internal_failure":false,"basic_connectivity":{"capable":true}}' > "$report"
+	echo "connection tested"
+	exit 0
+fi
+if grep -q 's3cr3t-p4ss' "$recipe"; then echo "password resolved"; fi
+grep -o '"password":"[^"]*"' "$recipe"
+grep -q '"run_id":"urn:li:dataHubExecutionRequest:' "$recipe" && echo "run id set"
+case $(grep -o '"mode":"[a-z]*"' "$recipe") in
+*fail*) echo "cannot connect" >&2; exit 3 ;;
+*sleep*) echo "sleeping"; sleep 60; echo "woke up" ;;
+esac
+echo '{"source":{"report":{"events_produced":7}}}' > "$report"
+echo "done"
+`
+
+// ingestionOps are the UI's operations of the ingestion and secrets pages.
+func ingestionOps(t *testing.T) map[string]contract.UIOperation {
+	t.Helper()
+	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
+	if err != nil {
+		t.Skipf("DataHub's web UI documents: %v", err)
+	}
+	byName := map[string]contract.UIOperation{}
+	for _, op := range ops {
+		byName[op.Name] = op
+	}
+	return byName
+}
+
+// fakeCLI writes fakeDataHub to a fresh directory and returns its path.
+func fakeCLI(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "datahub")
+	if err := os.WriteFile(p, []byte(fakeDataHub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runsLogged(t *testing.T, cli string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(cli), "runs.log"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+type uiClient struct {
+	srv *testServer
+	ops map[string]contract.UIOperation
+}
+
+func (c uiClient) run(t *testing.T, name string, vars map[string]any) map[string]any {
+	t.Helper()
+	op, ok := c.ops[name]
+	if !ok {
+		t.Fatalf("%s: not an operation of the UI", name)
+	}
+	r := c.srv.gql(t, op.Text(), vars)
+	if len(r.Errors) > 0 {
+		t.Fatalf("%s %v: %v", name, vars, r.Errors)
+	}
+	return r.Data
+}
+
+func (c uiClient) fail(t *testing.T, name string, vars map[string]any) string {
+	t.Helper()
+	r := c.srv.gql(t, c.ops[name].Text(), vars)
+	if len(r.Errors) == 0 {
+		t.Fatalf("%s %v: no error, answered %v", name, vars, r.Data)
+	}
+	msg, _ := r.Errors[0]["message"].(string)
+	return msg
+}
+
+func (c uiClient) createSource(t *testing.T, name, mode string, extra map[string]any) string {
+	t.Helper()
+	recipe := `{"source":{"type":"mysql","config":{"mode":"` + mode + `","password":"${DB_PASSWORD}"}}}`
+	input := map[string]any{"name": name, "type": "mysql", "config": map[string]any{"recipe": recipe, "executorId": "default"}}
+	for k, v := range extra {
+		input[k] = v
+	}
+	urn, _ := c.run(t, "createIngestionSource", map[string]any{"input": input})["createIngestionSource"].(string)
+	if urn == "" {
+		t.Fatalf("createIngestionSource %s answered no URN", name)
+	}
+	return urn
+}
+
+func (c uiClient) execute(t *testing.T, source string) string {
+	t.Helper()
+	urn, _ := c.run(t, "createIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": source}})["createIngestionExecutionRequest"].(string)
+	if !strings.HasPrefix(urn, "urn:li:dataHubExecutionRequest:") {
+		t.Fatalf("createIngestionExecutionRequest answered %q", urn)
+	}
+	return urn
+}
+
+// request reads an execution request as the UI's run details do.
+func (c uiClient) request(t *testing.T, urn string) map[string]any {
+	t.Helper()
+	r, _ := c.run(t, "getIngestionExecutionRequest", map[string]any{"urn": urn})["executionRequest"].(map[string]any)
+	if r == nil {
+		t.Fatalf("executionRequest %s is null", urn)
+	}
+	return r
+}
+
+// await polls the request until its status is one of want's kind (any
+// final status when want is ""), and returns its result.
+func (c uiClient) await(t *testing.T, urn string, until func(status string) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		res, _ := c.request(t, urn)["result"].(map[string]any)
+		status, _ := res["status"].(string)
+		if until(status) {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: status %q after 45s, result %v", urn, status, res)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func final(status string) bool { return status != "" && status != "RUNNING" }
+
+func running(status string) bool { return status == "RUNNING" }
+
+// TestIngestionRuns drives the UI's ingestion and secrets pages end to end:
+// secrets are created, listed, updated and deleted and never shown; runs of
+// sources execute a real subprocess in place of DataHub's CLI with the
+// recipe's secrets filled in, and succeed, fail, are cancelled or time out,
+// as the UI shows them.
+func TestIngestionRuns(t *testing.T) {
+	ops := ingestionOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			cli := fakeCLI(t)
+			env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "test key " + st.name}
+			args := append([]string{"--ingest-command", cli + " ingest -c {recipe} --report-to {report}", "--ingest-timeout", "4s"}, st.args...)
+			srv := startServerEnv(t, env, args...)
+			c := uiClient{srv, ops}
+
+			// Secrets: created, listed without their value, updated, deleted.
+			secret, _ := c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "DB_PASSWORD", "value": "first-value", "description": "the database's"}})["createSecret"].(string)
+			if secret != "urn:li:dataHubSecret:DB_PASSWORD" {
+				t.Fatalf("createSecret = %q", secret)
+			}
+			if msg := c.fail(t, "createSecret", map[string]any{"input": map[string]any{"name": "DB_PASSWORD", "value": "x"}}); !strings.Contains(msg, "already exists") {
+				t.Errorf("creating a secret twice: %q", msg)
+			}
+			if msg := c.fail(t, "createSecret", map[string]any{"input": map[string]any{"name": "not a name", "value": "x"}}); !strings.Contains(msg, "secret name") {
+				t.Errorf("a secret with a bad name: %q", msg)
+			}
+			c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "OTHER", "value": "other-value"}})
+			c.run(t, "updateSecret", map[string]any{"input": map[string]any{"urn": secret, "name": "DB_PASSWORD", "value": "s3cr3t-p4ss", "description": "rotated"}})
+			if msg := c.fail(t, "updateSecret", map[string]any{"input": map[string]any{"urn": "urn:li:dataHubSecret:NOPE", "name": "NOPE", "value": "x"}}); !strings.Contains(msg, "does not exist") {
+				t.Errorf("updating a missing secret: %q", msg)
+			}
+			list := c.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 10, "query": "db_"}})
+			if got := asJSON(list["listSecrets"]); got != `{"count":1,"secrets":[{"description":"rotated","name":"DB_PASSWORD","urn":"urn:li:dataHubSecret:DB_PASSWORD"}],"start":0,"total":1}` {
+				t.Errorf("listSecrets db_ = %s", got)
+			}
+			all := c.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(all, []string{"listSecrets", "total"}); asJSON(got) != "2" {
+				t.Errorf("listSecrets total = %v, want 2", got)
+			}
+			c.run(t, "deleteSecret", map[string]any{"urn": "urn:li:dataHubSecret:OTHER"})
+			all = c.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(all, []string{"listSecrets", "secrets", "*", "name"}); asJSON(got) != `["DB_PASSWORD"]` {
+				t.Errorf("secrets after a delete = %s", asJSON(got))
+			}
+
+			// A run that succeeds, with the secret filled in.
+			ok := c.createSource(t, "nightly mysql", "succeed", nil)
+			run := c.execute(t, ok)
+			res := c.await(t, run, final)
+			report, _ := res["report"].(string)
+			if res["status"] != "SUCCESS" || !strings.Contains(report, "password resolved") || !strings.Contains(report, "run id set") || !strings.Contains(report, "done") {
+				t.Errorf("successful run: status %v, report %q", res["status"], report)
+			}
+			if !strings.Contains(report, `"password":"********"`) {
+				t.Errorf("the report should show the filled-in password masked: %q", report)
+			}
+			if sr, _ := res["structuredReport"].(map[string]any); sr["type"] != "CLI_INGEST" || !strings.Contains(asJSON(sr["serializedValue"]), "events_produced") {
+				t.Errorf("structured report = %v", res["structuredReport"])
+			}
+			if start := asJSON(res["startTimeMs"]); len(start) != 13 {
+				t.Errorf("startTimeMs = %v, want a time in milliseconds", res["startTimeMs"])
+			}
+			if d := asJSON(res["durationMs"]); d == "null" || strings.HasPrefix(d, "-") {
+				t.Errorf("durationMs = %v", res["durationMs"])
+			}
+			in, _ := c.request(t, run)["input"].(map[string]any)
+			if in["task"] != "RUN_INGEST" || asJSON(in["source"]) != `{"type":"MANUAL_INGESTION_SOURCE"}` || in["executorId"] != "default" {
+				t.Errorf("request input = %s", asJSON(in))
+			}
+			if actor, _ := pick(in, []string{"actor", "urn"}); actor != gqlActor {
+				t.Errorf("request actor = %v", actor)
+			}
+			recipeArg := ""
+			for _, a := range in["arguments"].([]any) {
+				if m := a.(map[string]any); m["key"] == "recipe" {
+					recipeArg, _ = m["value"].(string)
+				}
+			}
+			if !strings.Contains(recipeArg, `"pipeline_name":"`+ok+`"`) || !strings.Contains(recipeArg, `"run_id":"`+run+`"`) || !strings.Contains(recipeArg, "${DB_PASSWORD}") {
+				t.Errorf("the request's recipe = %s", recipeArg)
+			}
+
+			// A run that fails.
+			bad := c.createSource(t, "broken", "fail", nil)
+			failed := c.execute(t, bad)
+			res = c.await(t, failed, final)
+			if report, _ := res["report"].(string); res["status"] != "FAILURE" || !strings.Contains(report, "cannot connect") || !strings.Contains(report, "exit status 3") {
+				t.Errorf("failing run: status %v, report %q", res["status"], report)
+			}
+
+			// A run cancelled while it runs.
+			slow := c.createSource(t, "slow", "sleep", nil)
+			cancelled := c.execute(t, slow)
+			c.await(t, cancelled, running)
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				res, _ := c.request(t, cancelled)["result"].(map[string]any)
+				if r, _ := res["report"].(string); strings.Contains(r, "sleeping") || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			c.run(t, "cancelIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": slow, "executionRequestUrn": cancelled}})
+			res = c.await(t, cancelled, final)
+			if report, _ := res["report"].(string); res["status"] != "CANCELLED" || strings.Contains(report, "woke up") {
+				t.Errorf("cancelled run: status %v, report %q", res["status"], report)
+			}
+			if msg := c.fail(t, "cancelIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": "urn:li:dataHubIngestionSource:nope", "executionRequestUrn": cancelled}}); !strings.Contains(msg, "failed to find ingestion source") {
+				t.Errorf("cancelling for a missing source: %q", msg)
+			}
+
+			// A run that outlives the timeout.
+			timedOut := c.execute(t, slow)
+			res = c.await(t, timedOut, final)
+			if report, _ := res["report"].(string); res["status"] != "TIMEOUT" || !strings.Contains(report, "Timed out after 4s") {
+				t.Errorf("run past the timeout: status %v, report %q", res["status"], report)
+			}
+
+			// A test of a connection.
+			test, _ := c.run(t, "createTestConnectionRequest", map[string]any{"input": map[string]any{"recipe": `{"source":{"type":"mysql","config":{}}}`, "version": "0.14.1"}})["createTestConnectionRequest"].(string)
+			res = c.await(t, test, final)
+			if sr, _ := res["structuredReport"].(map[string]any); res["status"] != "SUCCESS" || sr["type"] != "TEST_CONNECTION" || !strings.Contains(asJSON(sr["serializedValue"]), "basic_connectivity") {
+				t.Errorf("test connection: %s", asJSON(res))
+			}
+
+			// The source's page and the runs list show the runs, latest first.
+			page := c.run(t, "getIngestionSource", map[string]any{"urn": slow, "runStart": 0, "runCount": 10})
+			if got, _ := pick(page, []string{"ingestionSource", "executions", "executionRequests", "*", "urn"}); asJSON(got) != asJSON([]string{timedOut, cancelled}) {
+				t.Errorf("runs of the slow source = %s", asJSON(got))
+			}
+			if got, _ := pick(page, []string{"ingestionSource", "config", "recipe"}); !strings.Contains(asJSON(got), "sleep") {
+				t.Errorf("source recipe = %v", got)
+			}
+			sources := c.run(t, "listIngestionSources", map[string]any{"input": map[string]any{"start": 0, "count": 10, "query": "nightly"}})
+			if got, _ := pick(sources, []string{"listIngestionSources", "ingestionSources", "*", "executions", "executionRequests", "*", "result", "status"}); asJSON(got) != `[["SUCCESS"]]` {
+				t.Errorf("listIngestionSources nightly: last run statuses = %s", asJSON(got))
+			}
+			runs := c.run(t, "listIngestionExecutionRequests", map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(runs, []string{"listExecutionRequests", "executionRequests", "*", "urn"}); asJSON(got) != asJSON([]string{test, timedOut, cancelled, failed, run}) {
+				t.Errorf("listExecutionRequests = %s", asJSON(got))
+			}
+			// Only the nightly source has succeeded (the test of a
+			// connection has no source).
+			if got, _ := pick(runs, []string{"listExecutionRequests", "executionRequests", "*", "source", "latestSuccessfulExecution", "urn"}); asJSON(got) != asJSON([]string{run}) {
+				t.Errorf("latest successful runs of the runs' sources = %s", asJSON(got))
+			}
+			filtered := c.run(t, "listIngestionExecutionRequests", map[string]any{"input": map[string]any{"start": 0, "count": 10,
+				"filters": []any{map[string]any{"field": "executionResultStatus", "values": []string{"FAILURE"}}}}})
+			if got, _ := pick(filtered, []string{"listExecutionRequests", "executionRequests", "*", "urn"}); asJSON(got) != asJSON([]string{failed}) {
+				t.Errorf("failed runs = %s", asJSON(got))
+			}
+
+			// Deleting a source.
+			c.run(t, "deleteIngestionSource", map[string]any{"urn": bad})
+			if got := c.run(t, "getIngestionSource", map[string]any{"urn": bad, "runStart": 0, "runCount": 1}); got["ingestionSource"] != nil {
+				t.Errorf("deleted source still answered: %v", got)
+			}
+
+			assertSecretNeverServed(t, srv, "s3cr3t-p4ss", secret)
+		})
+	}
+}
+
+// assertSecretNeverServed reads the secret urn through every read API and
+// asserts that neither its value nor the stored (encrypted) form is served.
+func assertSecretNeverServed(t *testing.T, srv *testServer, value, urn string) {
+	t.Helper()
+	esc := pathEscape(urn)
+	reads := []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/entitiesV2/" + esc, nil},
+		{"GET", "/entities/" + esc, nil},
+		{"GET", "/aspects/" + esc + "?aspect=dataHubSecretValue&version=0", nil},
+		{"GET", "/openapi/v3/entity/datahubsecret/" + esc, nil},
+		{"GET", "/openapi/v3/entity/datahubsecret?count=10", nil},
+		{"GET", "/openapi/v2/entity/datahubsecret/" + esc, nil},
+		{"POST", "/entities?action=search", map[string]any{"input": "*", "entity": "dataHubSecret", "start": 0, "count": 10}},
+		{"POST", "/openapi/v1/events/audit/search?size=100", map[string]any{}},
+		{"GET", "/openapi/v1/events/poll?limit=1000", nil},
+		{"GET", "/openapi/v2/timeline/v1/" + esc + "?categories=LIFECYCLE", nil},
+	}
+	for _, r := range reads {
+		_, b := srv.do(t, r.method, r.path, r.body)
+		if strings.Contains(string(b), value) || strings.Contains(string(b), `"v1:`) {
+			t.Errorf("%s %s serves the secret: %s", r.method, r.path, b)
+		}
+	}
+	for _, q := range []string{
+		`{ searchAcrossEntities(input: {query: "DB_PASSWORD", start: 0, count: 10}) { searchResults { entity { urn } } } }`,
+	} {
+		_, _, b := srv.graphqlRaw(t, "/api/graphql", map[string]any{"query": q}, nil)
+		if strings.Contains(string(b), value) {
+			t.Errorf("GraphQL %s serves the secret: %s", q, b)
+		}
+	}
+	if out := srv.stderr.String() + srv.stdout.String(); strings.Contains(out, value) {
+		t.Errorf("the server's log shows the secret")
+	}
+}
