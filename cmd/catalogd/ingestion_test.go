@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -147,9 +149,22 @@ func (c uiClient) await(t *testing.T, urn string, until func(status string) bool
 	}
 }
 
+// awaitReport polls the request until the report of its run in progress
+// shows text.
+func (c uiClient) awaitReport(t *testing.T, urn, text string) {
+	t.Helper()
+	res := c.await(t, urn, func(string) bool {
+		res, _ := c.request(t, urn)["result"].(map[string]any)
+		report, _ := res["report"].(string)
+		return strings.Contains(report, text)
+	})
+	if res["status"] != "RUNNING" {
+		t.Fatalf("%s: %v while its report shows %q", urn, res["status"], text)
+	}
+}
+
 func final(status string) bool { return status != "" && status != "RUNNING" }
 
-func running(status string) bool { return status == "RUNNING" }
 
 // TestIngestionRuns drives the UI's ingestion and secrets pages end to end:
 // secrets are created, listed, updated and deleted and never shown; runs of
@@ -244,15 +259,7 @@ func TestIngestionRuns(t *testing.T) {
 			// A run cancelled while it runs.
 			slow := c.createSource(t, "slow", "sleep", nil)
 			cancelled := c.execute(t, slow)
-			c.await(t, cancelled, running)
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				res, _ := c.request(t, cancelled)["result"].(map[string]any)
-				if r, _ := res["report"].(string); strings.Contains(r, "sleeping") || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+			c.awaitReport(t, cancelled, "sleeping")
 			c.run(t, "cancelIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": slow, "executionRequestUrn": cancelled}})
 			res = c.await(t, cancelled, final)
 			if report, _ := res["report"].(string); res["status"] != "CANCELLED" || strings.Contains(report, "woke up") {
@@ -350,5 +357,178 @@ func assertSecretNeverServed(t *testing.T, srv *testServer, value, urn string) {
 	}
 	if out := srv.stderr.String() + srv.stdout.String(); strings.Contains(out, value) {
 		t.Errorf("the server's log shows the secret")
+	}
+}
+
+// TestIngestionRestart checks that runs survive restarts: a request made
+// while no executor runs is run once by the next server; a run a crashed
+// server left RUNNING, and one in progress when a server stops, end as
+// FAILURE and are not run again; a generated secret key (SQLite) is kept
+// beside the database, readable by its owner only, and still decrypts.
+func TestIngestionRestart(t *testing.T) {
+	ops := ingestionOps(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			cli := fakeCLI(t)
+			dir := t.TempDir()
+			storeArgs := append([]string{"--data-dir", dir}, st.args...)
+			env := map[string]string{}
+			if st.name != "sqlite" {
+				env["SECRET_SERVICE_ENCRYPTION_KEY"] = "restart key"
+			}
+			executor := []string{"--ingest-command", cli + " ingest -c {recipe} --report-to {report}"}
+
+			a := startServerEnv(t, env, append([]string{"--ingest-command", "none"}, storeArgs...)...)
+			c := uiClient{a, ops}
+			c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "DB_PASSWORD", "value": "s3cr3t-p4ss"}})
+			src := c.createSource(t, "restarted", "succeed", nil)
+			if msg := c.fail(t, "createIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": src}}); !strings.Contains(msg, "no ingestion executor is configured") {
+				t.Errorf("a run without an executor: %q", msg)
+			}
+			if msg := c.fail(t, "createTestConnectionRequest", map[string]any{"input": map[string]any{"recipe": "{}"}}); !strings.Contains(msg, "no ingestion executor is configured") {
+				t.Errorf("a test without an executor: %q", msg)
+			}
+			// A request written by another client, and one a crashed
+			// executor left running.
+			now := time.Now().UnixMilli()
+			recipe := `{"source":{"type":"mysql","config":{"mode":"succeed","password":"${DB_PASSWORD}"}}}`
+			input := func(requested int64) map[string]any {
+				return map[string]any{"task": "RUN_INGEST", "args": map[string]any{"recipe": recipe}, "executorId": "default",
+					"source": map[string]any{"type": "MANUAL_INGESTION_SOURCE", "ingestionSource": src}, "requestedAt": requested}
+			}
+			pending, stale := "urn:li:dataHubExecutionRequest:pending-1", "urn:li:dataHubExecutionRequest:stale-1"
+			a.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				seed(pending, "dataHubExecutionRequest", "dataHubExecutionRequestInput", input(now)),
+				seed(stale, "dataHubExecutionRequest", "dataHubExecutionRequestInput", input(now-5000)),
+				seed(stale, "dataHubExecutionRequest", "dataHubExecutionRequestResult", map[string]any{"status": "RUNNING", "startTimeMs": now - 4000, "report": "half way\n"}),
+			}, "async": "false"})
+			time.Sleep(1500 * time.Millisecond)
+			if res := c.request(t, pending)["result"]; res != nil {
+				t.Errorf("a server without an executor ran %s: %v", pending, res)
+			}
+			a.stop()
+			if st.name == "sqlite" {
+				fi, err := os.Stat(filepath.Join(dir, "secret-encryption-key"))
+				if err != nil {
+					t.Fatalf("generated secret key: %v", err)
+				}
+				if fi.Mode().Perm() != 0o600 {
+					t.Errorf("secret key file mode %v, want 0600", fi.Mode().Perm())
+				}
+			}
+
+			b := startServerEnv(t, env, append(executor, storeArgs...)...)
+			c = uiClient{b, ops}
+			res := c.await(t, pending, final)
+			if report, _ := res["report"].(string); res["status"] != "SUCCESS" || !strings.Contains(report, "password resolved") {
+				t.Errorf("the pending run after a restart: status %v, report %q", res["status"], report)
+			}
+			res = c.await(t, stale, final)
+			if report, _ := res["report"].(string); res["status"] != "FAILURE" || !strings.HasPrefix(report, "half way\n") || !strings.Contains(report, "catalogd stopped while this run was in progress") {
+				t.Errorf("the run a crash left running: status %v, report %q", res["status"], report)
+			}
+			slow := c.createSource(t, "slow", "sleep", nil)
+			interrupted := c.execute(t, slow)
+			c.awaitReport(t, interrupted, "sleeping")
+			b.stop()
+			if n := runsLogged(t, cli); n != 2 {
+				t.Errorf("%d runs before the second restart, want 2", n)
+			}
+
+			d := startServerEnv(t, env, append(executor, storeArgs...)...)
+			c = uiClient{d, ops}
+			res = c.await(t, interrupted, final)
+			if report, _ := res["report"].(string); res["status"] != "FAILURE" || !strings.Contains(report, "catalogd is stopping") {
+				t.Errorf("the run in progress at a stop: status %v, report %q", res["status"], report)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			if n := runsLogged(t, cli); n != 2 {
+				t.Errorf("%d runs after the second restart, want still 2 (none run twice)", n)
+			}
+			runs := c.run(t, "listIngestionExecutionRequests", map[string]any{"input": map[string]any{"start": 0, "count": 10}})
+			if got, _ := pick(runs, []string{"listExecutionRequests", "total"}); asJSON(got) != "3" {
+				t.Errorf("%s runs listed, want 3", asJSON(got))
+			}
+		})
+	}
+}
+
+// TestIngestionDefaultExecutor checks the executor's default: DataHub's
+// CLI when it is on the PATH, and otherwise a clear refusal to run.
+func TestIngestionDefaultExecutor(t *testing.T) {
+	if _, err := exec.LookPath("datahub"); err == nil {
+		t.Skip("DataHub's CLI is on the PATH")
+	}
+	srv := startServerEnv(t, map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "k"})
+	c := uiClient{srv, ingestionOps(t)}
+	src := c.createSource(t, "any", "succeed", nil)
+	msg := c.fail(t, "createIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": src}})
+	if !strings.Contains(msg, "DataHub's CLI (datahub) is not on catalogd's PATH") || !strings.Contains(msg, "--ingest-command") {
+		t.Errorf("a run without the CLI: %q", msg)
+	}
+}
+
+// TestIngestionPrivileges checks that secrets need Manage Secrets and runs
+// Manage Ingestion, through GraphQL and through the generic write APIs.
+func TestIngestionPrivileges(t *testing.T) {
+	cli := fakeCLI(t)
+	s := startAuthServerEnv(t, map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "k"}, "--ingest-command", cli+" ingest -c {recipe} --report-to {report}")
+	s.cliToken(t, "alice") // creates the user, who has no privileges
+	admin, user := bearer(s.admin), bearer(sessionToken(t, "alice"))
+	gql := func(token, query string) (int, string) {
+		st, b := s.call(t, token, "POST", "/api/graphql", map[string]any{"query": query})
+		return st, string(b)
+	}
+	if _, b := gql(admin, `mutation { createSecret(input: {name: "TOKEN", value: "tok-value-123"}) }`); !strings.Contains(b, "urn:li:dataHubSecret:TOKEN") {
+		t.Fatalf("admin createSecret: %s", b)
+	}
+	_, b := gql(admin, `mutation { createIngestionSource(input: {name: "n", type: "mysql", config: {recipe: "{}", executorId: "default"}}) }`)
+	src := regexp.MustCompile(`urn:li:dataHubIngestionSource:[0-9a-f-]+`).FindString(b)
+	if src == "" {
+		t.Fatalf("createIngestionSource: %s", b)
+	}
+	for _, q := range []string{
+		`{ listSecrets(input: {start: 0, count: 10}) { total } }`,
+		`mutation { createSecret(input: {name: "MINE", value: "v"}) }`,
+		`mutation { updateSecret(input: {urn: "urn:li:dataHubSecret:TOKEN", name: "TOKEN", value: "v"}) }`,
+		`mutation { deleteSecret(urn: "urn:li:dataHubSecret:TOKEN") }`,
+		`mutation { createIngestionExecutionRequest(input: {ingestionSourceUrn: "` + src + `"}) }`,
+		`mutation { createTestConnectionRequest(input: {recipe: "{}"}) }`,
+		`mutation { deleteIngestionSource(urn: "` + src + `") }`,
+		`{ listExecutionRequests(input: {start: 0, count: 10}) { total } }`,
+	} {
+		if _, b := gql(user, q); !strings.Contains(b, "UNAUTHORIZED") && !strings.Contains(b, "unauthorized") {
+			t.Errorf("a user without privileges: %s answered %s", q, b)
+		}
+	}
+	for _, p := range []map[string]any{
+		mcp("dataHubSecret", "urn:li:dataHubSecret:MINE", "dataHubSecretValue", map[string]any{"name": "MINE", "value": "v"}),
+		mcp("dataHubExecutionRequest", "urn:li:dataHubExecutionRequest:mine", "dataHubExecutionRequestInput",
+			map[string]any{"task": "RUN_INGEST", "args": map[string]any{}, "executorId": "default", "source": map[string]any{"type": "MANUAL_INGESTION_SOURCE"}, "requestedAt": 1}),
+	} {
+		if st, b := s.call(t, user, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": p}); st != 403 {
+			t.Errorf("a user without privileges writing %s: %d %s", p["entityUrn"], st, b)
+		}
+	}
+	if _, b := gql(admin, `{ listSecrets(input: {start: 0, count: 10}) { total secrets { name } } }`); !strings.Contains(b, `"total":1`) || strings.Contains(b, "tok-value-123") {
+		t.Errorf("admin listSecrets: %s", b)
+	}
+}
+
+// TestIngestionSecretsNeedKeyOnPostgres checks that on PostgreSQL, where
+// no key is generated (the database must not hold it), secrets are refused
+// with what to set.
+func TestIngestionSecretsNeedKeyOnPostgres(t *testing.T) {
+	dsn := os.Getenv("CATALOGD_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("CATALOGD_TEST_POSTGRES not set")
+	}
+	srv := startServer(t, "--store", freshPostgres(t, dsn), "--ingest-command", "none")
+	c := uiClient{srv, ingestionOps(t)}
+	if msg := c.fail(t, "createSecret", map[string]any{"input": map[string]any{"name": "X", "value": "v"}}); !strings.Contains(msg, "SECRET_SERVICE_ENCRYPTION_KEY") {
+		t.Errorf("createSecret without a key: %q", msg)
+	}
+	if got, _ := pick(c.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 10}}), []string{"listSecrets", "total"}); asJSON(got) != "0" {
+		t.Errorf("listSecrets total = %s", asJSON(got))
 	}
 }
