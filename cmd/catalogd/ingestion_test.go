@@ -165,7 +165,6 @@ func (c uiClient) awaitReport(t *testing.T, urn, text string) {
 
 func final(status string) bool { return status != "" && status != "RUNNING" }
 
-
 // TestIngestionRuns drives the UI's ingestion and secrets pages end to end:
 // secrets are created, listed, updated and deleted and never shown; runs of
 // sources execute a real subprocess in place of DataHub's CLI with the
