@@ -669,19 +669,22 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := string(t.buf)
+	if t.dropped > 0 {
+		// The cut may have left the end of a secret's value at the start.
+		for _, v := range t.hidden {
+			for k := len(v) - 1; k > 0; k-- {
+				if strings.HasPrefix(s, v[len(v)-k:]) {
+					s = secretMask + s[k:]
+					break
+				}
+			}
+		}
+	}
 	for _, v := range t.hidden {
 		s = strings.ReplaceAll(s, v, secretMask)
 	}
 	if t.dropped > 0 {
-		// The cut may have left the end of a secret's value at the start.
-		s = fmt.Sprintf("[%d earlier bytes of output not kept]\n", t.dropped) + s[min(len(s), t.maxHidden()):]
+		s = fmt.Sprintf("[%d earlier bytes of output not kept]\n", t.dropped) + s
 	}
 	return s
-}
-
-func (t *tail) maxHidden() int {
-	if len(t.hidden) == 0 {
-		return 0
-	}
-	return len(t.hidden[0])
 }
