@@ -309,6 +309,41 @@ func TestIngestionRuns(t *testing.T) {
 				t.Errorf("failed runs = %s", asJSON(got))
 			}
 
+			// The web app's default filters hide the platform's own sources
+			// and their runs.
+			system := "urn:li:dataHubIngestionSource:system-1"
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				seed(system, "dataHubIngestionSource", "dataHubIngestionSourceInfo", map[string]any{"name": "nightly system", "type": "datahub-gc",
+					"config": map[string]any{"recipe": `{"source":{"type":"datahub-gc","config":{"mode":"succeed"}}}`, "executorId": "default"},
+					"source": map[string]any{"type": "SYSTEM"}}),
+			}, "async": "false"})
+			systemRun := c.execute(t, system)
+			c.await(t, systemRun, final)
+			for _, tt := range []struct {
+				filters []any
+				want    []string
+			}{
+				{[]any{map[string]any{"field": "sourceType", "values": []string{"SYSTEM"}, "negated": true}}, []string{ok}},
+				{[]any{map[string]any{"field": "sourceType", "values": []string{"SYSTEM"}}}, []string{system}},
+				{[]any{map[string]any{"field": "sourceType", "values": []string{"SYSTEM"}, "negated": true},
+					map[string]any{"field": "sourceExecutorId", "values": []string{"__datahub_cli_"}, "negated": true}}, []string{ok}},
+				{[]any{map[string]any{"field": "sourceExecutorId", "values": []string{"__datahub_cli_"}}}, []string{}},
+			} {
+				got := c.run(t, "listIngestionSources", map[string]any{"input": map[string]any{"start": 0, "count": 10, "query": "nightly", "filters": tt.filters}})
+				if urns, _ := pick(got, []string{"listIngestionSources", "ingestionSources", "*", "urn"}); asJSON(urns) != asJSON(tt.want) {
+					t.Errorf("listIngestionSources nightly %s = %s, want %s", asJSON(tt.filters), asJSON(urns), asJSON(tt.want))
+				}
+			}
+			for _, tt := range []struct {
+				system bool
+				want   []string
+			}{{false, []string{test, timedOut, cancelled, failed, run}}, {true, []string{systemRun}}} {
+				got := c.run(t, "listIngestionExecutionRequests", map[string]any{"input": map[string]any{"start": 0, "count": 10, "systemSources": tt.system}})
+				if urns, _ := pick(got, []string{"listExecutionRequests", "executionRequests", "*", "urn"}); asJSON(urns) != asJSON(tt.want) {
+					t.Errorf("listExecutionRequests systemSources %v = %s, want %s", tt.system, asJSON(urns), asJSON(tt.want))
+				}
+			}
+
 			// Deleting a source.
 			c.run(t, "deleteIngestionSource", map[string]any{"urn": bad})
 			if got := c.run(t, "getIngestionSource", map[string]any{"urn": bad, "runStart": 0, "runCount": 1}); got["ingestionSource"] != nil {

@@ -449,21 +449,33 @@ func (r *queryResolver) ListIngestionSources(ctx context.Context, in model.ListI
 	if in.Query != nil {
 		q = strings.ToLower(strings.TrimSpace(*in.Query))
 	}
+	// The filters name the info aspect's search fields (the web app hides
+	// sourceType SYSTEM and picks by sourceExecutorId), read at the paths
+	// the schema gives them.
+	paths := map[string]string{}
+	if spec := r.reg.Aspect("dataHubIngestionSourceInfo"); spec != nil {
+		for _, f := range spec.Searchable {
+			paths[f.FieldName] = f.Path
+		}
+	}
+	for _, f := range in.Filters {
+		if _, ok := paths[f.Field]; !ok {
+			return nil, invalidf("unsupported ingestion source filter %q", f.Field)
+		}
+	}
 	var kept []*model.IngestionSource
 	for _, s := range stored {
-		var v struct {
-			Name string `json:"name"`
-		}
+		var v map[string]any
 		if err := json.Unmarshal(s.Value, &v); err != nil {
 			return nil, fmt.Errorf("decode ingestion source %s: %w", s.URN, err)
 		}
-		if q != "" && q != "*" && !strings.Contains(strings.ToLower(v.Name), q) {
+		if name := jsonString(v, "name"); q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q) {
+			continue
+		}
+		if !facetsMatch(in.Filters, func(field string) string { return jsonString(v, splitPath(paths[field])...) }) {
 			continue
 		}
 		kept = append(kept, &model.IngestionSource{Urn: s.URN})
-	}
-	for _, f := range in.Filters {
-		return nil, invalidf("unsupported ingestion source filter %q", f.Field)
 	}
 	start, count := page(in.Start, in.Count, 20)
 	items := nonNil(window(kept, start, count))
@@ -471,6 +483,28 @@ func (r *queryResolver) ListIngestionSources(ctx context.Context, in model.ListI
 		r.loaderOf(ctx).Want(it.Urn)
 	}
 	return &model.ListIngestionSourcesResult{Start: start, Count: len(items), Total: len(kept), IngestionSources: items}, nil
+}
+
+// facetsMatch reports whether a value whose field values valueOf reads
+// passes every filter (an absent field has the value "").
+func facetsMatch(filters []*model.FacetFilterInput, valueOf func(field string) string) bool {
+	for _, f := range filters {
+		v := valueOf(f.Field)
+		hit := false
+		for _, want := range f.Values {
+			hit = hit || want == v
+		}
+		if f.Value != nil {
+			hit = hit || *f.Value == v
+		}
+		if f.Negated != nil && *f.Negated {
+			hit = !hit
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
 }
 
 // ingestionSource is the ingestion source urn, nil when none is stored.

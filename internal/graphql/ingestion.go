@@ -171,33 +171,19 @@ func (r *queryResolver) ListExecutionRequests(ctx context.Context, in model.List
 	return r.executionPage(ctx, kept, start, count), nil
 }
 
-// runMatches applies the filters the UI sends to a run.
+// runMatches applies the filters the web app sends to a run.
 func runMatches(run ingestion.Run, filters []*model.FacetFilterInput) (bool, error) {
 	for _, f := range filters {
-		var v string
-		switch f.Field {
-		case "ingestionSource":
-			v = run.Source
-		case "executionResultStatus":
-			v = run.Status
-		default:
+		if f.Field != "ingestionSource" && f.Field != "executionResultStatus" {
 			return false, invalidf("unsupported execution request filter %q", f.Field)
 		}
-		hit := false
-		for _, want := range f.Values {
-			hit = hit || want == v
-		}
-		if f.Value != nil {
-			hit = hit || *f.Value == v
-		}
-		if f.Negated != nil && *f.Negated {
-			hit = !hit
-		}
-		if !hit {
-			return false, nil
-		}
 	}
-	return true, nil
+	return facetsMatch(filters, func(field string) string {
+		if field == "ingestionSource" {
+			return run.Source
+		}
+		return run.Status
+	}), nil
 }
 
 func (r *Resolver) requireIngestion(ctx context.Context) error {
