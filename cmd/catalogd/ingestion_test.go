@@ -21,6 +21,8 @@ dir=$(dirname "$0")
 recipe=$3
 report=$5
 echo "run $(basename "$PWD")" >> "$dir/runs.log"
+printf '%s %s' "$DATAHUB_GMS_URL" "$DATAHUB_GMS_TOKEN" > "$dir/gms"
+echo "token: $DATAHUB_GMS_TOKEN"
 if [ "$6" = "--test-source-connection" ]; then
 	echo '{"internal_failure":false,"basic_connectivity":{"capable":true}}' > "$report"
 	echo "connection tested"
@@ -546,6 +548,41 @@ func TestIngestionPrivileges(t *testing.T) {
 	}
 	if _, b := gql(admin, `{ listSecrets(input: {start: 0, count: 10}) { total secrets { name } } }`); !strings.Contains(b, `"total":1`) || strings.Contains(b, "tok-value-123") {
 		t.Errorf("admin listSecrets: %s", b)
+	}
+
+	// A run writes to this server as its requester: its command is given
+	// the server's address and a token of the user who asked for it,
+	// which its report does not show.
+	_, b = gql(admin, `mutation { createIngestionExecutionRequest(input: {ingestionSourceUrn: "`+src+`"}) }`)
+	run := regexp.MustCompile(`urn:li:dataHubExecutionRequest:[0-9a-f-]+`).FindString(b)
+	if run == "" {
+		t.Fatalf("createIngestionExecutionRequest: %s", b)
+	}
+	var report string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		_, b := gql(admin, `{ executionRequest(urn: "`+run+`") { result { status report } } }`)
+		if strings.Contains(b, `"SUCCESS"`) {
+			report = b
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not succeed: %s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	gms, err := os.ReadFile(filepath.Join(filepath.Dir(cli), "gms"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, token, _ := strings.Cut(string(gms), " ")
+	if url != s.URL || token == "" {
+		t.Fatalf("the command was given DATAHUB_GMS_URL %q and a token of %d bytes", url, len(token))
+	}
+	if strings.Contains(report, token) || !strings.Contains(report, "token: ********") {
+		t.Errorf("the report shows the run's token: %s", report)
+	}
+	if _, b := gql(bearer(token), `{ me { corpUser { urn } } }`); !strings.Contains(b, `"urn":"urn:li:corpuser:datahub"`) {
+		t.Errorf("the run's token: me = %s", b)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/catalogd/catalogd/internal/auth"
+	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/ingestion"
 	"github.com/catalogd/catalogd/internal/store"
@@ -105,6 +106,11 @@ func openIngestion(ctx context.Context, f *ingestionFlags, db *store.DB, ing *in
 	}
 	ex := ingestion.NewExecutor(svc, ingestion.ExecutorConfig{
 		Command: command, Timeout: f.timeout, Concurrency: f.concurrency, Env: env, Schedules: true,
+		// The run writes as its requester, as DataHub's executor does
+		// with the credentials it is given.
+		Token: func(ctx context.Context, actor string, ttl time.Duration) (string, error) {
+			return authSvc.IssueToken(ctx, catalog.SystemActor, actor, auth.Session, ttl)
+		},
 	})
 	if err := ex.Recover(ctx); err != nil {
 		return nil, nil, fmt.Errorf("recover ingestion runs: %w", err)

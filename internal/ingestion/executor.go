@@ -46,6 +46,10 @@ type ExecutorConfig struct {
 	// Schedules turns on the scheduler: sources with a cron schedule get
 	// their runs requested on time.
 	Schedules bool
+	// Token, when set, issues the access token a run's command is given
+	// (DATAHUB_GMS_TOKEN) to write to this server as the run's requester
+	// (the system for scheduled runs), valid for ttl.
+	Token func(ctx context.Context, actor string, ttl time.Duration) (string, error)
 }
 
 // Executor claims pending execution requests, runs them as subprocesses and
@@ -217,6 +221,7 @@ type input struct {
 	Args        map[string]string `json:"args"`
 	ExecutorID  string            `json:"executorId"`
 	RequestedAt int64             `json:"requestedAt"`
+	ActorURN    string            `json:"actorUrn"`
 }
 
 type result struct {
@@ -430,9 +435,28 @@ func (e *Executor) execute(ctx context.Context, urn string, in input, start int6
 		ctx, cancel = context.WithTimeoutCause(ctx, e.cfg.Timeout, context.DeadlineExceeded)
 		defer cancel()
 	}
+	env := e.cfg.Env
+	if e.cfg.Token != nil && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "DATAHUB_GMS_TOKEN=") }) {
+		actor := in.ActorURN
+		if actor == "" {
+			actor = catalog.SystemActor
+		}
+		ttl := e.cfg.Timeout + time.Hour
+		if e.cfg.Timeout <= 0 {
+			ttl = 7 * 24 * time.Hour
+		}
+		token, err := e.cfg.Token(ctx, actor, ttl)
+		if err != nil {
+			fmt.Fprintf(out, "cannot issue an access token for %s: %v\n", actor, err)
+			finish(StatusFailure)
+			return
+		}
+		out.mask([]string{token})
+		env = append(slices.Clone(env), "DATAHUB_GMS_TOKEN="+token)
+	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
-	cmd.Env = e.cfg.Env
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
 	// Output still held open by a descendant that outlived the process
 	// is not waited for long.
