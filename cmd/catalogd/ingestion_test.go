@@ -412,7 +412,9 @@ func TestIngestionRestart(t *testing.T) {
 			if st.name != "sqlite" {
 				env["SECRET_SERVICE_ENCRYPTION_KEY"] = "restart key"
 			}
-			executor := []string{"--ingest-command", cli + " ingest -c {recipe} --report-to {report}"}
+			// On PostgreSQL a run is failed once it shows no progress for
+			// the lease, as another replica may be running it.
+			executor := []string{"--ingest-command", cli + " ingest -c {recipe} --report-to {report}", "--ingest-lease", "3s"}
 
 			a := startServerEnv(t, env, append([]string{"--ingest-command", "none"}, storeArgs...)...)
 			c := uiClient{a, ops}

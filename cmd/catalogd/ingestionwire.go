@@ -31,6 +31,7 @@ type ingestionFlags struct {
 	command     string
 	timeout     time.Duration
 	concurrency int
+	lease       time.Duration
 }
 
 func (f *ingestionFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -40,6 +41,8 @@ func (f *ingestionFlags) register(fs *flag.FlagSet, getenv func(string) string) 
 	fs.DurationVar(&f.timeout, "ingest-timeout", envDuration(getenv, "CATALOGD_INGEST_TIMEOUT", 24*time.Hour),
 		"longest an ingestion run may take before it is stopped as TIMEOUT (env CATALOGD_INGEST_TIMEOUT)")
 	fs.IntVar(&f.concurrency, "ingest-concurrency", 2, "how many ingestion runs may go at once")
+	fs.DurationVar(&f.lease, "ingest-lease", envDuration(getenv, "CATALOGD_INGEST_LEASE", 2*time.Minute),
+		"on PostgreSQL, how long a run may record no progress before it is taken for abandoned by a stopped replica and marked failed (env CATALOGD_INGEST_LEASE)")
 }
 
 // commandLine is the executor's command, nil when there is none, and why.
@@ -106,6 +109,8 @@ func openIngestion(ctx context.Context, f *ingestionFlags, db *store.DB, ing *in
 	}
 	ex := ingestion.NewExecutor(svc, ingestion.ExecutorConfig{
 		Command: command, Timeout: f.timeout, Concurrency: f.concurrency, Env: env, Schedules: true,
+		// Only one process serves an embedded store.
+		Exclusive: db.Dialect() == store.SQLite, Lease: f.lease,
 		// The run writes as its requester, as DataHub's executor does
 		// with the credentials it is given.
 		Token: func(ctx context.Context, actor string, ttl time.Duration) (string, error) {

@@ -46,6 +46,13 @@ type ExecutorConfig struct {
 	// Schedules turns on the scheduler: sources with a cron schedule get
 	// their runs requested on time.
 	Schedules bool
+	// Exclusive says this executor is the only one on its store (the
+	// embedded store): the runs it finds RUNNING at start are failed at
+	// once. Otherwise a run is failed once it has recorded no progress for
+	// Lease (two minutes when 0); runs record progress at least every
+	// quarter of it.
+	Exclusive bool
+	Lease     time.Duration
 	// Token, when set, issues the access token a run's command is given
 	// (DATAHUB_GMS_TOKEN) to write to this server as the run's requester
 	// (the system for scheduled runs), valid for ttl.
@@ -67,6 +74,7 @@ type Executor struct {
 
 	crons     map[string]*Cron // by schedule "interval\x00timezone"
 	scheduled time.Time        // slots up to this time were requested
+	swept     time.Time        // when abandoned runs were last looked for
 }
 
 var (
@@ -91,6 +99,9 @@ func NewExecutor(svc *Service, cfg ExecutorConfig) *Executor {
 	if cfg.Env == nil {
 		cfg.Env = SafeEnv(os.Environ())
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 2 * time.Minute
+	}
 	return &Executor{svc: svc, cfg: cfg, running: map[string]context.CancelCauseFunc{}, crons: map[string]*Cron{}}
 }
 
@@ -111,15 +122,33 @@ func SafeEnv(env []string) []string {
 }
 
 // Recover marks the runs of this executor that a stopped process left
-// RUNNING as failed: nothing runs them any more.
+// RUNNING as failed: nothing runs them any more. An exclusive executor
+// fails every such run at once; others fail those that have recorded no
+// progress for a lease (as Run goes on doing), since another process may
+// be running the rest.
 func (e *Executor) Recover(ctx context.Context) error {
+	if e.cfg.Exclusive {
+		return e.failAbandoned(ctx, e.svc.now().Add(time.Hour))
+	}
+	return e.failAbandoned(ctx, e.svc.now().Add(-e.cfg.Lease))
+}
+
+// failAbandoned marks as failed the RUNNING runs of this executor that this
+// process does not run and whose result was last written before before.
+func (e *Executor) failAbandoned(ctx context.Context, before time.Time) error {
 	rows, err := e.svc.scan(ctx, requestPrefix, resultAspect)
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
 		var res result
-		if err := json.Unmarshal(r.Value, &res); err != nil || res.Status != StatusRunning {
+		if err := json.Unmarshal(r.Value, &res); err != nil || res.Status != StatusRunning || r.Created.Time >= before.UnixMilli() {
+			continue
+		}
+		e.mu.Lock()
+		_, mine := e.running[r.URN]
+		e.mu.Unlock()
+		if mine {
 			continue
 		}
 		in, err := e.input(ctx, r.URN)
@@ -131,12 +160,38 @@ func (e *Executor) Recover(ctx context.Context) error {
 		if res.StartTimeMs > 0 {
 			res.DurationMs = max(e.svc.now().UnixMilli()-res.StartTimeMs, 0)
 		}
-		if err := e.writeResult(ctx, r.URN, res); err != nil {
+		// Only over the value read: a live executor's progress wins.
+		seen := r.Value
+		p, err := e.svc.proposal(requestEntity, r.URN, resultAspect, res)
+		if err != nil {
 			return err
 		}
-		slog.Warn("an ingestion run was in progress when catalogd stopped; marked failed", "request", r.URN)
+		failed := false
+		p.Edit = func(cur json.RawMessage) (json.RawMessage, error) {
+			failed = sameJSON(cur, seen)
+			if !failed {
+				return nil, nil
+			}
+			return p.Value, nil
+		}
+		if _, err := e.svc.cfg.Ingest.Ingest(ctx, catalog.SystemActor, []catalog.Proposal{p}); err != nil {
+			return err
+		}
+		if failed {
+			slog.Warn("an ingestion run was in progress when catalogd stopped; marked failed", "request", r.URN)
+		}
 	}
 	return nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return bytes.Equal(ja, jb)
 }
 
 // Run claims and runs requests, and requests scheduled runs, until ctx is
@@ -177,6 +232,12 @@ func (e *Executor) step(ctx context.Context) {
 	}
 	if err := e.claim(ctx); err != nil && ctx.Err() == nil {
 		slog.Error("ingestion executor: claim requests", "err", err)
+	}
+	if now := e.svc.now(); !e.cfg.Exclusive && now.Sub(e.swept) >= e.cfg.Lease/4 {
+		e.swept = now
+		if err := e.failAbandoned(ctx, now.Add(-e.cfg.Lease)); err != nil && ctx.Err() == nil {
+			slog.Error("ingestion executor: fail abandoned runs", "err", err)
+		}
 	}
 }
 
@@ -470,7 +531,8 @@ func (e *Executor) execute(ctx context.Context, urn string, in input, start int6
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-	progress := time.NewTicker(2 * time.Second)
+	lastWrite := e.svc.now()
+	progress := time.NewTicker(min(2*time.Second, e.cfg.Lease/4))
 	defer progress.Stop()
 	var werr error
 	var killer interface{ Stop() bool }
@@ -485,12 +547,16 @@ loop:
 			stopped, stop = true, nil
 			killer = stopProcess(cmd)
 		case <-progress.C:
-			// Show the output so far, as DataHub's UI does while a run goes.
-			if s := out.String(); s != res.Report {
+			// Show the output so far, as DataHub's UI does while a run
+			// goes, and at least every quarter lease that the run lives.
+			now := e.svc.now()
+			if s := out.String(); s != res.Report || now.Sub(lastWrite) >= e.cfg.Lease/4 {
 				res.Report = s
+				res.DurationMs = max(now.UnixMilli()-start, 0)
 				if err := e.writeResult(ctx, urn, res); err != nil {
 					slog.Warn("ingestion executor: record progress", "request", urn, "err", err)
 				}
+				lastWrite = now
 			}
 		}
 	}
