@@ -61,9 +61,9 @@ type ExecutorConfig struct {
 
 // Executor claims pending execution requests, runs them as subprocesses and
 // records their results. Restarting loses no request and runs none twice: a
-// request is claimed by writing its RUNNING result only when it has none,
-// and a run a stopped process left RUNNING is marked failed by Recover.
-// With several replicas on one store, give the executor to one of them.
+// request is claimed by writing its RUNNING result only when it has none
+// (so executors of several replicas may share a store), and a run a
+// stopped process left RUNNING is marked failed (see Recover).
 type Executor struct {
 	svc *Service
 	cfg ExecutorConfig
