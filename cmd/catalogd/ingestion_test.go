@@ -195,6 +195,9 @@ func TestIngestionRuns(t *testing.T) {
 			}
 			c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "OTHER", "value": "other-value"}})
 			c.run(t, "updateSecret", map[string]any{"input": map[string]any{"urn": secret, "name": "DB_PASSWORD", "value": "s3cr3t-p4ss", "description": "rotated"}})
+			if msg := c.fail(t, "updateSecret", map[string]any{"input": map[string]any{"urn": secret, "name": "RENAMED", "value": "x"}}); !strings.Contains(msg, "cannot be renamed") {
+				t.Errorf("renaming a secret: %q", msg)
+			}
 			if msg := c.fail(t, "updateSecret", map[string]any{"input": map[string]any{"urn": "urn:li:dataHubSecret:NOPE", "name": "NOPE", "value": "x"}}); !strings.Contains(msg, "does not exist") {
 				t.Errorf("updating a missing secret: %q", msg)
 			}

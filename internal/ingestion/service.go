@@ -204,8 +204,9 @@ func (s *Service) UpdateSecret(ctx context.Context, actor, urn, name, value, des
 	if err := checkType(urn, secretEntity); err != nil {
 		return err
 	}
-	if name == "" {
-		return catalog.Errorf(catalog.Invalid, "the secret's name must not be empty")
+	// Recipes and the executor find a secret by the name its URN holds.
+	if u, _ := catalog.ParseURN(urn); name != u.ID() {
+		return catalog.Errorf(catalog.Invalid, "secret %s cannot be renamed to %q: recipes refer to it by its name", urn, name)
 	}
 	c, err := s.cipher()
 	if err != nil {
