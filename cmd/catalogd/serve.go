@@ -78,6 +78,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	debugAddr := fs.String("debug-addr", getenv("CATALOGD_DEBUG_ADDR"), "if set, serve Go's profiler (/debug/pprof/) and the metrics (/metrics) without credentials on this separate HOST:PORT, never on the API port (env CATALOGD_DEBUG_ADDR)")
 	var timeouts httpTimeouts
 	timeouts.register(fs, getenv)
+	var ingf ingestionFlags
+	ingf.register(fs, getenv)
 	uiDir := fs.String("ui", getenv("CATALOGD_UI_DIR"), "serve the built DataHub web app in this directory (datahub-web-react's dist), with its sign-in, on the API's address (env CATALOGD_UI_DIR)")
 	eventRetention := fs.Duration("event-retention", envDuration(getenv, "CATALOGD_EVENT_RETENTION", 7*24*time.Hour), "how long the event stream keeps events (env CATALOGD_EVENT_RETENTION)")
 	authOn := fs.Bool("auth", envOr(getenv, "CATALOGD_AUTH", "true") != "false", "require credentials and check privileges; --auth=false is a development mode in which every caller is the system or the X-DataHub-Actor user (env CATALOGD_AUTH)")
@@ -139,6 +141,24 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	base := "http://" + ln.Addr().String()
+	managed, executor, err := openIngestion(ctx, &ingf, db, svc, authSvc, getenv, base)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if executor != nil {
+		// Stopped, its runs recorded, before the store closes.
+		exCtx, stopExecutor := context.WithCancel(ctx)
+		exDone := make(chan struct{})
+		go func() {
+			defer close(exDone)
+			executor.Run(exCtx)
+		}()
+		defer func() {
+			stopExecutor()
+			<-exDone
+		}()
+	}
 	api := restli.New(restli.Config{
 		Registry:     reg,
 		Store:        reads,
@@ -158,7 +178,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	gqlConfig := graphql.Config{
 		Registry: reg, Store: reads, Ingest: svc, Search: ss.service, Lineage: graph.New(db, reg),
-		Auth: authSvc, Timeline: timelines, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
+		Auth: authSvc, Timeline: timelines, Ingestion: managed, Actor: actorOf, MaxBody: *maxBody, ObserveOperation: m.ObserveOperation,
 	}
 	if analytics {
 		// As in DataHub, the usage-based recommendations need analytics.
@@ -257,7 +277,9 @@ func serverConfig(base string, getenv func(string) string) map[string]any {
 		},
 		"datahub": map[string]any{"serverType": "prod", "serverEnv": "core"},
 		"managedIngestion": map[string]any{
-			"enabled":           false,
+			// The ingestion pages work (sources, secrets); whether runs can
+			// execute depends on the executor.
+			"enabled":           true,
 			"defaultCliVersion": envOr(getenv, "UI_INGESTION_DEFAULT_CLI_VERSION", datahubVersion),
 		},
 		"telemetry": map[string]any{"enabledCli": false, "enabledIngestion": false},

@@ -25,6 +25,9 @@ type testServer struct {
 	Client *http.Client
 	stderr *syncBuffer
 	stdout *syncBuffer // what the server printed
+	// stop shuts the server down and waits for it to return (which the
+	// test's end does too).
+	stop func()
 }
 
 type syncBuffer struct {
@@ -87,19 +90,23 @@ func startServerEnv(t testing.TB, env map[string]string, args ...string) *testSe
 	case <-time.After(30 * time.Second):
 		t.Fatalf("server did not start\n%s", stderr)
 	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server exited with %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("server exited with %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	// Every response the tests receive is checked against openapi/openapi.yaml.
 	v, err := contract.Load()
 	if err != nil {
 		t.Fatalf("load OpenAPI contract: %v", err)
 	}
 	client := &http.Client{Timeout: 60 * time.Second, Transport: v.Transport(t, http.DefaultTransport)}
-	return &testServer{URL: url, Client: client, stderr: stderr, stdout: stdout}
+	return &testServer{URL: url, Client: client, stderr: stderr, stdout: stdout, stop: stop}
 }
 
 // do sends a request with the headers DataHub's Python SDK always sets and

@@ -508,48 +508,6 @@ func (MutationUnsupported) UpdateIncident(ctx context.Context, urn string, input
 	return zero, model.Unsupported("Mutation.updateIncident")
 }
 
-// CreateSecret is not served by catalogd.
-func (MutationUnsupported) CreateSecret(ctx context.Context, input model.CreateSecretInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.createSecret")
-}
-
-// UpdateSecret is not served by catalogd.
-func (MutationUnsupported) UpdateSecret(ctx context.Context, input model.UpdateSecretInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.updateSecret")
-}
-
-// DeleteSecret is not served by catalogd.
-func (MutationUnsupported) DeleteSecret(ctx context.Context, urn string) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.deleteSecret")
-}
-
-// DeleteIngestionSource is not served by catalogd.
-func (MutationUnsupported) DeleteIngestionSource(ctx context.Context, urn string) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.deleteIngestionSource")
-}
-
-// CreateIngestionExecutionRequest is not served by catalogd.
-func (MutationUnsupported) CreateIngestionExecutionRequest(ctx context.Context, input model.CreateIngestionExecutionRequestInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.createIngestionExecutionRequest")
-}
-
-// CancelIngestionExecutionRequest is not served by catalogd.
-func (MutationUnsupported) CancelIngestionExecutionRequest(ctx context.Context, input model.CancelIngestionExecutionRequestInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.cancelIngestionExecutionRequest")
-}
-
-// CreateTestConnectionRequest is not served by catalogd.
-func (MutationUnsupported) CreateTestConnectionRequest(ctx context.Context, input model.CreateTestConnectionRequestInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.createTestConnectionRequest")
-}
-
 // RollbackIngestion is not served by catalogd.
 func (MutationUnsupported) RollbackIngestion(ctx context.Context, input model.RollbackIngestionInput) (*string, error) {
 	var zero *string
@@ -655,18 +613,6 @@ func (QueryUnsupported) GetMetadataAnalyticsCharts(ctx context.Context, input mo
 func (QueryUnsupported) DocPropagationSettings(ctx context.Context) (*model.DocPropagationSettings, error) {
 	var zero *model.DocPropagationSettings
 	return zero, model.Unsupported("Query.docPropagationSettings")
-}
-
-// ListSecrets is not served by catalogd.
-func (QueryUnsupported) ListSecrets(ctx context.Context, input model.ListSecretsInput) (*model.ListSecretsResult, error) {
-	var zero *model.ListSecretsResult
-	return zero, model.Unsupported("Query.listSecrets")
-}
-
-// ListExecutionRequests is not served by catalogd.
-func (QueryUnsupported) ListExecutionRequests(ctx context.Context, input model.ListExecutionRequestsInput) (*model.IngestionSourceExecutionRequests, error) {
-	var zero *model.IngestionSourceExecutionRequests
-	return zero, model.Unsupported("Query.listExecutionRequests")
 }
 
 // ListTests is not served by catalogd.

@@ -14,10 +14,12 @@ var entityPrivileges = map[string]string{
 	"dataHubPolicy":          PrivManagePolicies,
 	"dataHubAccessToken":     PrivManageAccessTokens,
 	"dataHubIngestionSource": PrivManageIngestion,
-	"dataHubSecret":          "MANAGE_SECRETS",
-	"dataHubRole":            PrivManagePolicies,
-	"inviteToken":            PrivManagePolicies,
-	"post":                   PrivManageGlobalAnnouncements,
+	"dataHubSecret":          PrivManageSecrets,
+	// A run executes its recipe's command on the server.
+	"dataHubExecutionRequest": PrivManageIngestion,
+	"dataHubRole":             PrivManagePolicies,
+	"inviteToken":             PrivManagePolicies,
+	"post":                    PrivManageGlobalAnnouncements,
 }
 
 // aspectPrivileges are the specific edit privileges DataHub checks for an

@@ -16,6 +16,10 @@ var SecretAspects = map[string]bool{
 	"corpUserCredentials": true,
 	// The invite token, encrypted: whoever has it may sign up.
 	"inviteToken": true,
+	// A secret's value, encrypted: only the ingestion executor reads it,
+	// to fill recipes in; its name and description are listed by
+	// listSecrets.
+	"dataHubSecretValue": true,
 }
 
 // FilterReader wraps the store handed to the read APIs so that secret

@@ -31,6 +31,7 @@ const (
 	PrivGetTimeline         = "GET_TIMELINE_PRIVILEGE"
 	PrivManagePolicies      = "MANAGE_POLICIES"
 	PrivManageIngestion     = "MANAGE_INGESTION"
+	PrivManageSecrets       = "MANAGE_SECRETS"
 	PrivManageAccessTokens  = "MANAGE_ACCESS_TOKENS"
 	PrivGeneratePersonal    = "GENERATE_PERSONAL_ACCESS_TOKENS"
 	PrivManageUsers         = "MANAGE_USERS_AND_GROUPS"

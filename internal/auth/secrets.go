@@ -289,3 +289,10 @@ func (s *Service) rebind(q string) string {
 	}
 	return string(out)
 }
+
+// KeyFile returns the key kept in the file path, creating the file (mode
+// 0600, atomically) with n fresh random bytes, base64url-encoded, when it
+// does not exist.
+func KeyFile(path string, n int) (string, error) {
+	return createOnce(path, randomSecret(n))
+}

@@ -406,6 +406,15 @@ func sourceInfo(in model.UpdateIngestionSourceInput) map[string]any {
 		if c.DebugMode != nil {
 			cfg["debugMode"] = *c.DebugMode
 		}
+		if len(c.ExtraArgs) > 0 {
+			extra := map[string]any{}
+			for _, e := range c.ExtraArgs {
+				if e != nil && e.Value != nil {
+					extra[e.Key] = *e.Value
+				}
+			}
+			cfg["extraArgs"] = extra
+		}
 		info["config"] = cfg
 	}
 	if s := in.Schedule; s != nil {
@@ -451,59 +460,69 @@ func (r *queryResolver) ListIngestionSources(ctx context.Context, in model.ListI
 	if in.Query != nil {
 		q = strings.ToLower(strings.TrimSpace(*in.Query))
 	}
-	var kept []*model.IngestionSource
-	for _, s := range stored {
-		src, name, err := ingestionSourceOf(s.URN, s.Value)
-		if err != nil {
-			return nil, err
+	// The filters name the info aspect's search fields (the web app hides
+	// sourceType SYSTEM and picks by sourceExecutorId), read at the paths
+	// the schema gives them.
+	paths := map[string]string{}
+	if spec := r.reg.Aspect("dataHubIngestionSourceInfo"); spec != nil {
+		for _, f := range spec.Searchable {
+			paths[f.FieldName] = f.Path
 		}
-		if q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q) {
-			continue
-		}
-		kept = append(kept, src)
 	}
 	for _, f := range in.Filters {
-		return nil, invalidf("unsupported ingestion source filter %q", f.Field)
+		if _, ok := paths[f.Field]; !ok {
+			return nil, invalidf("unsupported ingestion source filter %q", f.Field)
+		}
+	}
+	var kept []*model.IngestionSource
+	for _, s := range stored {
+		var v map[string]any
+		if err := json.Unmarshal(s.Value, &v); err != nil {
+			return nil, fmt.Errorf("decode ingestion source %s: %w", s.URN, err)
+		}
+		if name := jsonString(v, "name"); q != "" && q != "*" && !strings.Contains(strings.ToLower(name), q) {
+			continue
+		}
+		if !facetsMatch(in.Filters, func(field string) string { return jsonString(v, splitPath(paths[field])...) }) {
+			continue
+		}
+		kept = append(kept, &model.IngestionSource{Urn: s.URN})
 	}
 	start, count := page(in.Start, in.Count, 20)
 	items := nonNil(window(kept, start, count))
+	for _, it := range items {
+		r.loaderOf(ctx).Want(it.Urn)
+	}
 	return &model.ListIngestionSourcesResult{Start: start, Count: len(items), Total: len(kept), IngestionSources: items}, nil
 }
 
-// ingestionSourceOf converts a stored dataHubIngestionSourceInfo value of
-// urn, and returns the source's name.
-func ingestionSourceOf(urn string, value []byte) (*model.IngestionSource, string, error) {
-	var v struct {
-		Name     string `json:"name"`
-		Type     string `json:"type"`
-		Schedule *struct {
-			Interval string  `json:"interval"`
-			Timezone *string `json:"timezone"`
-		} `json:"schedule"`
-		Config struct {
-			Recipe     string  `json:"recipe"`
-			Version    *string `json:"version"`
-			ExecutorID string  `json:"executorId"`
-			DebugMode  *bool   `json:"debugMode"`
-		} `json:"config"`
+// facetsMatch reports whether a value whose field values valueOf reads
+// passes every filter (an absent field has the value "").
+func facetsMatch(filters []*model.FacetFilterInput, valueOf func(field string) string) bool {
+	for _, f := range filters {
+		v := valueOf(f.Field)
+		hit := false
+		for _, want := range f.Values {
+			hit = hit || want == v
+		}
+		if f.Value != nil {
+			hit = hit || *f.Value == v
+		}
+		if f.Negated != nil && *f.Negated {
+			hit = !hit
+		}
+		if !hit {
+			return false
+		}
 	}
-	if err := json.Unmarshal(value, &v); err != nil {
-		return nil, "", fmt.Errorf("decode ingestion source %s: %w", urn, err)
-	}
-	src := &model.IngestionSource{Urn: urn, Type: v.Type, Name: v.Name,
-		Config: &model.IngestionConfig{Recipe: v.Config.Recipe, Version: v.Config.Version, ExecutorID: v.Config.ExecutorID, DebugMode: v.Config.DebugMode}}
-	if v.Schedule != nil {
-		src.Schedule = &model.IngestionSchedule{Interval: v.Schedule.Interval, Timezone: v.Schedule.Timezone}
-	}
-	return src, v.Name, nil
+	return true
 }
 
-// ingestionSource reads the ingestion source urn, nil when none is stored.
+// ingestionSource is the ingestion source urn, nil when none is stored.
 func (r *Resolver) ingestionSource(ctx context.Context, urn string) (*model.IngestionSource, error) {
 	a, err := r.loaderOf(ctx).stored(ctx, urn, "dataHubIngestionSourceInfo")
 	if err != nil || a == nil {
 		return nil, err
 	}
-	src, _, err := ingestionSourceOf(urn, a.Value)
-	return src, err
+	return &model.IngestionSource{Urn: urn}, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graph"
 	"github.com/catalogd/catalogd/internal/ingest"
+	"github.com/catalogd/catalogd/internal/ingestion"
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/search"
 	"github.com/catalogd/catalogd/internal/timeline"
@@ -50,6 +51,9 @@ type Config struct {
 	Usage UsageReader
 	// Actor returns the URN of the caller of a request.
 	Actor func(*http.Request) string
+	// Ingestion manages secrets and ingestion runs; nil leaves those
+	// operations failing.
+	Ingestion *ingestion.Service
 	// MaxBody bounds the request body in bytes (0: DefaultMaxBody).
 	MaxBody int64
 	// ObserveOperation, when set, is told of every operation answered:
@@ -69,6 +73,8 @@ type Resolver struct {
 	auth     *auth.Service
 	timeline *timeline.Service
 	usageLog UsageReader
+
+	ingestion *ingestion.Service
 }
 
 // UsageReader reads what users did, as audit.Recorder records it.
@@ -79,7 +85,7 @@ type UsageReader interface {
 }
 
 func newResolver(c Config) *Resolver {
-	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, timeline: c.Timeline, usageLog: c.Usage}
+	return &Resolver{reg: c.Registry, store: c.Store, ingest: c.Ingest, search: c.Search, lineage: c.Lineage, auth: c.Auth, timeline: c.Timeline, usageLog: c.Usage, ingestion: c.Ingestion}
 }
 
 // nativeUsers returns the auth service's NativeUsers, nil without one.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +85,11 @@ func (m *model) emitEntity(b *bytes.Buffer, e *entity) {
 	// as DataHub's mappers build it.
 	fmt.Fprintf(b, "func as%s(urn string) Entity { return &%s{Urn: urn} }\n\n", g, g)
 	m.markers(b, d)
+	if !slices.Contains(d.Interfaces, "Entity") {
+		// The computed fields take their object as an Entity (held by its
+		// URN) whether or not the GraphQL type is one.
+		fmt.Fprintf(b, "// IsEntity lets %s be held as an Entity by Go code; its GraphQL type is none.\nfunc (%s) IsEntity() {}\n\n", g, g)
+	}
 	for _, f := range d.Fields {
 		where := d.Name + "." + f.Name
 		switch {
@@ -223,6 +229,11 @@ func (m *model) emitNode(b *bytes.Buffer, d *ast.Definition) {
 	fmt.Fprintf(b, "// New%s returns the %s showing the JSON value v of an aspect in scope s.\nfunc New%s(v any, s *Scope) *%s { return &%s{node{v, s}} }\n\n", g, d.Name, g, g, g)
 	fmt.Fprintf(b, "func (obj *%s) value() node { return obj.n }\n\n", g)
 	m.markers(b, d)
+	if !slices.Contains(d.Interfaces, "Entity") {
+		// The computed fields take their object as an Entity (held by its
+		// URN) whether or not the GraphQL type is one.
+		fmt.Fprintf(b, "// IsEntity lets %s be held as an Entity by Go code; its GraphQL type is none.\nfunc (%s) IsEntity() {}\n\n", g, g)
+	}
 	for _, f := range d.Fields {
 		where := d.Name + "." + f.Name
 		switch {

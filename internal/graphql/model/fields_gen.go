@@ -4270,6 +4270,89 @@ func (obj *Incident) Aspects(ctx context.Context, input *AspectParams) ([]*RawAs
 	return c.Aspects(ctx, obj, input)
 }
 
+// IngestionSource is the GraphQL type IngestionSource: an entity of type dataHubIngestionSource, held by its URN.
+type IngestionSource struct{ Urn string }
+
+// EntityURN implements Entity.
+func (obj *IngestionSource) EntityURN() string { return obj.Urn }
+
+func asIngestionSource(urn string) Entity { return &IngestionSource{Urn: urn} }
+
+// IsEntity lets IngestionSource be held as an Entity by Go code; its GraphQL type is none.
+func (IngestionSource) IsEntity() {}
+
+// Type shows the aspect dataHubIngestionSourceInfo at type.
+func (obj *IngestionSource) Type(ctx context.Context) (string, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubIngestionSourceInfo")
+	if err != nil {
+		return "", err
+	}
+	return str(node{v, s}.get("type")), nil
+}
+
+// Name shows the aspect dataHubIngestionSourceInfo at name.
+func (obj *IngestionSource) Name(ctx context.Context) (string, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubIngestionSourceInfo")
+	if err != nil {
+		return "", err
+	}
+	return str(node{v, s}.get("name")), nil
+}
+
+// Schedule shows the aspect dataHubIngestionSourceInfo at schedule.
+func (obj *IngestionSource) Schedule(ctx context.Context) (*IngestionSchedule, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubIngestionSourceInfo")
+	if err != nil {
+		return nil, err
+	}
+	return newIngestionSchedule(node{v, s}.get("schedule"), s), nil
+}
+
+// Platform shows the aspect dataHubIngestionSourceInfo at platform.
+func (obj *IngestionSource) Platform(ctx context.Context) (*DataPlatform, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubIngestionSourceInfo")
+	if err != nil {
+		return nil, err
+	}
+	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
+}
+
+// Config shows the aspect dataHubIngestionSourceInfo at config.
+func (obj *IngestionSource) Config(ctx context.Context) (*IngestionConfig, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubIngestionSourceInfo")
+	if err != nil {
+		return nil, err
+	}
+	return newIngestionConfig(orEmpty(node{v, s}.get("config")), s), nil
+}
+
+// Executions is computed by Computed.IngestionSourceExecutions.
+func (obj *IngestionSource) Executions(ctx context.Context, start *int, count *int) (*IngestionSourceExecutionRequests, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.IngestionSourceExecutions(ctx, obj, start, count)
+}
+
+// Ownership shows the aspect ownership.
+func (obj *IngestionSource) Ownership(ctx context.Context) (*Ownership, error) {
+	v, s, err := aspect(ctx, obj.Urn, "ownership")
+	if err != nil {
+		return nil, err
+	}
+	return newOwnership(v, s), nil
+}
+
+// LatestSuccessfulExecution is computed by Computed.IngestionSourceLatestSuccessfulExecution.
+func (obj *IngestionSource) LatestSuccessfulExecution(ctx context.Context) (*ExecutionRequest, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.IngestionSourceLatestSuccessfulExecution(ctx, obj)
+}
+
 // MLFeature is the GraphQL type MLFeature: an entity of type mlFeature, held by its URN.
 type MLFeature struct{ Urn string }
 
@@ -6128,6 +6211,9 @@ func NewAccess(v any, s *Scope) *Access { return &Access{node{v, s}} }
 
 func (obj *Access) value() node { return obj.n }
 
+// IsEntity lets Access be held as an Entity by Go code; its GraphQL type is none.
+func (Access) IsEntity() {}
+
 // Roles reads roles.
 func (obj *Access) Roles() ([]*RoleAssociation, error) {
 	return objects(obj.n.get("roles"), obj.n.s, newRoleAssociation), nil
@@ -6147,6 +6233,9 @@ func newAllowedValue(v any, s *Scope) *AllowedValue {
 func NewAllowedValue(v any, s *Scope) *AllowedValue { return &AllowedValue{node{v, s}} }
 
 func (obj *AllowedValue) value() node { return obj.n }
+
+// IsEntity lets AllowedValue be held as an Entity by Go code; its GraphQL type is none.
+func (AllowedValue) IsEntity() {}
 
 // Value is computed by Computed.AllowedValueValue.
 func (obj *AllowedValue) Value(ctx context.Context) (PropertyValue, error) {
@@ -6179,6 +6268,9 @@ func NewApplicationAssociation(v any, s *Scope) *ApplicationAssociation {
 
 func (obj *ApplicationAssociation) value() node { return obj.n }
 
+// IsEntity lets ApplicationAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (ApplicationAssociation) IsEntity() {}
+
 // Application reads ..
 func (obj *ApplicationAssociation) Application() (*Application, error) {
 	return ref[*Application](obj.n.get("."), obj.n.s, asApplication), nil
@@ -6200,6 +6292,9 @@ func NewApplicationProperties(v any, s *Scope) *ApplicationProperties {
 }
 
 func (obj *ApplicationProperties) value() node { return obj.n }
+
+// IsEntity lets ApplicationProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ApplicationProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *ApplicationProperties) Name() (string, error) {
@@ -6239,6 +6334,9 @@ func NewAssertionAction(v any, s *Scope) *AssertionAction { return &AssertionAct
 
 func (obj *AssertionAction) value() node { return obj.n }
 
+// IsEntity lets AssertionAction be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionAction) IsEntity() {}
+
 // Type reads type.
 func (obj *AssertionAction) Type() (AssertionActionType, error) {
 	return enumVal[AssertionActionType](obj.n.get("type"), "AssertionAction.type")
@@ -6258,6 +6356,9 @@ func newAssertionActions(v any, s *Scope) *AssertionActions {
 func NewAssertionActions(v any, s *Scope) *AssertionActions { return &AssertionActions{node{v, s}} }
 
 func (obj *AssertionActions) value() node { return obj.n }
+
+// IsEntity lets AssertionActions be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionActions) IsEntity() {}
 
 // OnSuccess reads onSuccess.
 func (obj *AssertionActions) OnSuccess() ([]*AssertionAction, error) {
@@ -6283,6 +6384,9 @@ func newAssertionInfo(v any, s *Scope) *AssertionInfo {
 func NewAssertionInfo(v any, s *Scope) *AssertionInfo { return &AssertionInfo{node{v, s}} }
 
 func (obj *AssertionInfo) value() node { return obj.n }
+
+// IsEntity lets AssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionInfo) IsEntity() {}
 
 // Type reads type.
 func (obj *AssertionInfo) Type() (AssertionType, error) {
@@ -6359,6 +6463,9 @@ func NewAssertionResult(v any, s *Scope) *AssertionResult { return &AssertionRes
 
 func (obj *AssertionResult) value() node { return obj.n }
 
+// IsEntity lets AssertionResult be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionResult) IsEntity() {}
+
 // Type reads type.
 func (obj *AssertionResult) Type() (AssertionResultType, error) {
 	return enumVal[AssertionResultType](obj.n.get("type"), "AssertionResult.type")
@@ -6416,6 +6523,9 @@ func NewAssertionResultError(v any, s *Scope) *AssertionResultError {
 
 func (obj *AssertionResultError) value() node { return obj.n }
 
+// IsEntity lets AssertionResultError be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionResultError) IsEntity() {}
+
 // Type reads type.
 func (obj *AssertionResultError) Type() (AssertionResultErrorType, error) {
 	return enumVal[AssertionResultErrorType](obj.n.get("type"), "AssertionResultError.type")
@@ -6440,6 +6550,9 @@ func newAssertionRunEvent(v any, s *Scope) *AssertionRunEvent {
 func NewAssertionRunEvent(v any, s *Scope) *AssertionRunEvent { return &AssertionRunEvent{node{v, s}} }
 
 func (obj *AssertionRunEvent) value() node { return obj.n }
+
+// IsEntity lets AssertionRunEvent be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionRunEvent) IsEntity() {}
 
 // TimestampMillis reads timestampMillis.
 func (obj *AssertionRunEvent) TimestampMillis() (int64, error) {
@@ -6491,6 +6604,9 @@ func NewAssertionSource(v any, s *Scope) *AssertionSource { return &AssertionSou
 
 func (obj *AssertionSource) value() node { return obj.n }
 
+// IsEntity lets AssertionSource be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionSource) IsEntity() {}
+
 // Type reads type.
 func (obj *AssertionSource) Type() (AssertionSourceType, error) {
 	return enumVal[AssertionSourceType](obj.n.get("type"), "AssertionSource.type")
@@ -6518,6 +6634,9 @@ func NewAssertionStdParameter(v any, s *Scope) *AssertionStdParameter {
 
 func (obj *AssertionStdParameter) value() node { return obj.n }
 
+// IsEntity lets AssertionStdParameter be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionStdParameter) IsEntity() {}
+
 // Value reads value.
 func (obj *AssertionStdParameter) Value() (string, error) {
 	return str(obj.n.get("value")), nil
@@ -6544,6 +6663,9 @@ func NewAssertionStdParameters(v any, s *Scope) *AssertionStdParameters {
 }
 
 func (obj *AssertionStdParameters) value() node { return obj.n }
+
+// IsEntity lets AssertionStdParameters be held as an Entity by Go code; its GraphQL type is none.
+func (AssertionStdParameters) IsEntity() {}
 
 // Value reads value.
 func (obj *AssertionStdParameters) Value() (*AssertionStdParameter, error) {
@@ -6575,6 +6697,9 @@ func NewAuditStamp(v any, s *Scope) *AuditStamp { return &AuditStamp{node{v, s}}
 
 func (obj *AuditStamp) value() node { return obj.n }
 
+// IsEntity lets AuditStamp be held as an Entity by Go code; its GraphQL type is none.
+func (AuditStamp) IsEntity() {}
+
 // Time reads time.
 func (obj *AuditStamp) Time() (int64, error) {
 	return long(obj.n.get("time")), nil
@@ -6602,6 +6727,9 @@ func NewBusinessAttributeAssociation(v any, s *Scope) *BusinessAttributeAssociat
 
 func (obj *BusinessAttributeAssociation) value() node { return obj.n }
 
+// IsEntity lets BusinessAttributeAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (BusinessAttributeAssociation) IsEntity() {}
+
 // BusinessAttribute reads businessAttributeUrn.
 func (obj *BusinessAttributeAssociation) BusinessAttribute() (*BusinessAttribute, error) {
 	return ref[*BusinessAttribute](obj.n.get("businessAttributeUrn"), obj.n.s, asBusinessAttribute), nil
@@ -6628,6 +6756,9 @@ func NewBusinessAttributeInfo(v any, s *Scope) *BusinessAttributeInfo {
 }
 
 func (obj *BusinessAttributeInfo) value() node { return obj.n }
+
+// IsEntity lets BusinessAttributeInfo be held as an Entity by Go code; its GraphQL type is none.
+func (BusinessAttributeInfo) IsEntity() {}
 
 // Name reads name.
 func (obj *BusinessAttributeInfo) Name() (string, error) {
@@ -6690,6 +6821,9 @@ func NewBusinessAttributes(v any, s *Scope) *BusinessAttributes {
 
 func (obj *BusinessAttributes) value() node { return obj.n }
 
+// IsEntity lets BusinessAttributes be held as an Entity by Go code; its GraphQL type is none.
+func (BusinessAttributes) IsEntity() {}
+
 // BusinessAttribute reads businessAttribute.
 func (obj *BusinessAttributes) BusinessAttribute() (*BusinessAttributeAssociation, error) {
 	return newBusinessAttributeAssociation(obj.n.get("businessAttribute"), obj.n.s), nil
@@ -6712,6 +6846,9 @@ func NewChartEditableProperties(v any, s *Scope) *ChartEditableProperties {
 
 func (obj *ChartEditableProperties) value() node { return obj.n }
 
+// IsEntity lets ChartEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ChartEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *ChartEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -6731,6 +6868,9 @@ func newChartInfo(v any, s *Scope) *ChartInfo {
 func NewChartInfo(v any, s *Scope) *ChartInfo { return &ChartInfo{node{v, s}} }
 
 func (obj *ChartInfo) value() node { return obj.n }
+
+// IsEntity lets ChartInfo be held as an Entity by Go code; its GraphQL type is none.
+func (ChartInfo) IsEntity() {}
 
 // Name reads title.
 func (obj *ChartInfo) Name() (string, error) {
@@ -6802,6 +6942,9 @@ func NewChartProperties(v any, s *Scope) *ChartProperties { return &ChartPropert
 
 func (obj *ChartProperties) value() node { return obj.n }
 
+// IsEntity lets ChartProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ChartProperties) IsEntity() {}
+
 // Name reads title.
 func (obj *ChartProperties) Name() (string, error) {
 	return str(obj.n.get("title")), nil
@@ -6862,6 +7005,9 @@ func NewChartQuery(v any, s *Scope) *ChartQuery { return &ChartQuery{node{v, s}}
 
 func (obj *ChartQuery) value() node { return obj.n }
 
+// IsEntity lets ChartQuery be held as an Entity by Go code; its GraphQL type is none.
+func (ChartQuery) IsEntity() {}
+
 // RawQuery reads rawQuery.
 func (obj *ChartQuery) RawQuery() (string, error) {
 	return str(obj.n.get("rawQuery")), nil
@@ -6889,6 +7035,9 @@ func NewContainerEditableProperties(v any, s *Scope) *ContainerEditablePropertie
 
 func (obj *ContainerEditableProperties) value() node { return obj.n }
 
+// IsEntity lets ContainerEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ContainerEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *ContainerEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -6910,6 +7059,9 @@ func NewContainerProperties(v any, s *Scope) *ContainerProperties {
 }
 
 func (obj *ContainerProperties) value() node { return obj.n }
+
+// IsEntity lets ContainerProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ContainerProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *ContainerProperties) Name() (string, error) {
@@ -6953,6 +7105,9 @@ func NewCorpGroupEditableProperties(v any, s *Scope) *CorpGroupEditablePropertie
 
 func (obj *CorpGroupEditableProperties) value() node { return obj.n }
 
+// IsEntity lets CorpGroupEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (CorpGroupEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *CorpGroupEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -6987,6 +7142,9 @@ func newCorpGroupInfo(v any, s *Scope) *CorpGroupInfo {
 func NewCorpGroupInfo(v any, s *Scope) *CorpGroupInfo { return &CorpGroupInfo{node{v, s}} }
 
 func (obj *CorpGroupInfo) value() node { return obj.n }
+
+// IsEntity lets CorpGroupInfo be held as an Entity by Go code; its GraphQL type is none.
+func (CorpGroupInfo) IsEntity() {}
 
 // DisplayName reads displayName.
 func (obj *CorpGroupInfo) DisplayName() (*string, error) {
@@ -7035,6 +7193,9 @@ func NewCorpGroupProperties(v any, s *Scope) *CorpGroupProperties {
 
 func (obj *CorpGroupProperties) value() node { return obj.n }
 
+// IsEntity lets CorpGroupProperties be held as an Entity by Go code; its GraphQL type is none.
+func (CorpGroupProperties) IsEntity() {}
+
 // DisplayName reads displayName.
 func (obj *CorpGroupProperties) DisplayName() (*string, error) {
 	return strPtr(obj.n.get("displayName")), nil
@@ -7072,6 +7233,9 @@ func NewCorpUserAppearanceSettings(v any, s *Scope) *CorpUserAppearanceSettings 
 
 func (obj *CorpUserAppearanceSettings) value() node { return obj.n }
 
+// IsEntity lets CorpUserAppearanceSettings be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserAppearanceSettings) IsEntity() {}
+
 // ShowSimplifiedHomepage reads showSimplifiedHomepage.
 func (obj *CorpUserAppearanceSettings) ShowSimplifiedHomepage() (*bool, error) {
 	return boolPtr(obj.n.get("showSimplifiedHomepage")), nil
@@ -7098,6 +7262,9 @@ func NewCorpUserEditableInfo(v any, s *Scope) *CorpUserEditableInfo {
 }
 
 func (obj *CorpUserEditableInfo) value() node { return obj.n }
+
+// IsEntity lets CorpUserEditableInfo be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserEditableInfo) IsEntity() {}
 
 // Teams reads teams.
 func (obj *CorpUserEditableInfo) Teams() ([]string, error) {
@@ -7130,6 +7297,9 @@ func NewCorpUserEditableProperties(v any, s *Scope) *CorpUserEditableProperties 
 }
 
 func (obj *CorpUserEditableProperties) value() node { return obj.n }
+
+// IsEntity lets CorpUserEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserEditableProperties) IsEntity() {}
 
 // DisplayName reads displayName.
 func (obj *CorpUserEditableProperties) DisplayName() (*string, error) {
@@ -7200,6 +7370,9 @@ func newCorpUserInfo(v any, s *Scope) *CorpUserInfo {
 func NewCorpUserInfo(v any, s *Scope) *CorpUserInfo { return &CorpUserInfo{node{v, s}} }
 
 func (obj *CorpUserInfo) value() node { return obj.n }
+
+// IsEntity lets CorpUserInfo be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserInfo) IsEntity() {}
 
 // Active reads active.
 func (obj *CorpUserInfo) Active() (bool, error) {
@@ -7273,6 +7446,9 @@ func NewCorpUserProperties(v any, s *Scope) *CorpUserProperties {
 
 func (obj *CorpUserProperties) value() node { return obj.n }
 
+// IsEntity lets CorpUserProperties be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserProperties) IsEntity() {}
+
 // Active reads active.
 func (obj *CorpUserProperties) Active() (bool, error) {
 	return boolean(obj.n.get("active")), nil
@@ -7338,6 +7514,9 @@ func NewCorpUserSettings(v any, s *Scope) *CorpUserSettings { return &CorpUserSe
 
 func (obj *CorpUserSettings) value() node { return obj.n }
 
+// IsEntity lets CorpUserSettings be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserSettings) IsEntity() {}
+
 // Appearance reads appearance.
 func (obj *CorpUserSettings) Appearance() (*CorpUserAppearanceSettings, error) {
 	return newCorpUserAppearanceSettings(obj.n.get("appearance"), obj.n.s), nil
@@ -7365,6 +7544,9 @@ func NewCorpUserViewsSettings(v any, s *Scope) *CorpUserViewsSettings {
 
 func (obj *CorpUserViewsSettings) value() node { return obj.n }
 
+// IsEntity lets CorpUserViewsSettings be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserViewsSettings) IsEntity() {}
+
 // DefaultView reads defaultView.
 func (obj *CorpUserViewsSettings) DefaultView() (*DataHubView, error) {
 	return ref[*DataHubView](obj.n.get("defaultView"), obj.n.s, asDataHubView), nil
@@ -7386,6 +7568,9 @@ func NewCustomAssertionInfo(v any, s *Scope) *CustomAssertionInfo {
 }
 
 func (obj *CustomAssertionInfo) value() node { return obj.n }
+
+// IsEntity lets CustomAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (CustomAssertionInfo) IsEntity() {}
 
 // Type reads type.
 func (obj *CustomAssertionInfo) Type() (string, error) {
@@ -7428,6 +7613,9 @@ func NewCustomPropertiesEntry(v any, s *Scope) *CustomPropertiesEntry {
 
 func (obj *CustomPropertiesEntry) value() node { return obj.n }
 
+// IsEntity lets CustomPropertiesEntry be held as an Entity by Go code; its GraphQL type is none.
+func (CustomPropertiesEntry) IsEntity() {}
+
 // Key reads key.
 func (obj *CustomPropertiesEntry) Key() (string, error) {
 	return str(obj.n.get("key")), nil
@@ -7460,6 +7648,9 @@ func NewDashboardEditableProperties(v any, s *Scope) *DashboardEditablePropertie
 
 func (obj *DashboardEditableProperties) value() node { return obj.n }
 
+// IsEntity lets DashboardEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DashboardEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *DashboardEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -7479,6 +7670,9 @@ func newDashboardInfo(v any, s *Scope) *DashboardInfo {
 func NewDashboardInfo(v any, s *Scope) *DashboardInfo { return &DashboardInfo{node{v, s}} }
 
 func (obj *DashboardInfo) value() node { return obj.n }
+
+// IsEntity lets DashboardInfo be held as an Entity by Go code; its GraphQL type is none.
+func (DashboardInfo) IsEntity() {}
 
 // Name reads title.
 func (obj *DashboardInfo) Name() (string, error) {
@@ -7547,6 +7741,9 @@ func NewDashboardProperties(v any, s *Scope) *DashboardProperties {
 
 func (obj *DashboardProperties) value() node { return obj.n }
 
+// IsEntity lets DashboardProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DashboardProperties) IsEntity() {}
+
 // Name reads title.
 func (obj *DashboardProperties) Name() (string, error) {
 	return str(obj.n.get("title")), nil
@@ -7604,6 +7801,9 @@ func NewDataContractProperties(v any, s *Scope) *DataContractProperties {
 
 func (obj *DataContractProperties) value() node { return obj.n }
 
+// IsEntity lets DataContractProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataContractProperties) IsEntity() {}
+
 // Freshness reads freshness.
 func (obj *DataContractProperties) Freshness() ([]*FreshnessContract, error) {
 	return objects(obj.n.get("freshness"), obj.n.s, newFreshnessContract), nil
@@ -7636,6 +7836,9 @@ func NewDataContractStatus(v any, s *Scope) *DataContractStatus {
 
 func (obj *DataContractStatus) value() node { return obj.n }
 
+// IsEntity lets DataContractStatus be held as an Entity by Go code; its GraphQL type is none.
+func (DataContractStatus) IsEntity() {}
+
 // State reads state.
 func (obj *DataContractStatus) State() (DataContractState, error) {
 	return enumVal[DataContractState](obj.n.get("state"), "DataContractStatus.state")
@@ -7658,6 +7861,9 @@ func NewDataFlowEditableProperties(v any, s *Scope) *DataFlowEditableProperties 
 
 func (obj *DataFlowEditableProperties) value() node { return obj.n }
 
+// IsEntity lets DataFlowEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataFlowEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *DataFlowEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -7679,6 +7885,9 @@ func NewDataFlowProperties(v any, s *Scope) *DataFlowProperties {
 }
 
 func (obj *DataFlowProperties) value() node { return obj.n }
+
+// IsEntity lets DataFlowProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataFlowProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *DataFlowProperties) Name() (string, error) {
@@ -7722,6 +7931,9 @@ func NewDataHubConnectionDetails(v any, s *Scope) *DataHubConnectionDetails {
 
 func (obj *DataHubConnectionDetails) value() node { return obj.n }
 
+// IsEntity lets DataHubConnectionDetails be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubConnectionDetails) IsEntity() {}
+
 // Type reads type.
 func (obj *DataHubConnectionDetails) Type() (DataHubConnectionDetailsType, error) {
 	return enumVal[DataHubConnectionDetailsType](obj.n.get("type"), "DataHubConnectionDetails.type")
@@ -7749,6 +7961,9 @@ func NewDataHubJSONConnection(v any, s *Scope) *DataHubJSONConnection {
 
 func (obj *DataHubJSONConnection) value() node { return obj.n }
 
+// IsEntity lets DataHubJSONConnection be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubJSONConnection) IsEntity() {}
+
 // Blob reads encryptedBlob.
 func (obj *DataHubJSONConnection) Blob() (string, error) {
 	return str(obj.n.get("encryptedBlob")), nil
@@ -7768,6 +7983,9 @@ func newDataHubPersona(v any, s *Scope) *DataHubPersona {
 func NewDataHubPersona(v any, s *Scope) *DataHubPersona { return &DataHubPersona{node{v, s}} }
 
 func (obj *DataHubPersona) value() node { return obj.n }
+
+// IsEntity lets DataHubPersona be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPersona) IsEntity() {}
 
 // Urn reads ..
 func (obj *DataHubPersona) Urn() (string, error) {
@@ -7790,6 +8008,9 @@ func NewDataHubViewDefinition(v any, s *Scope) *DataHubViewDefinition {
 }
 
 func (obj *DataHubViewDefinition) value() node { return obj.n }
+
+// IsEntity lets DataHubViewDefinition be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubViewDefinition) IsEntity() {}
 
 // EntityTypes is computed by Computed.DataHubViewDefinitionEntityTypes.
 func (obj *DataHubViewDefinition) EntityTypes(ctx context.Context) ([]EntityType, error) {
@@ -7826,6 +8047,9 @@ func NewDataJobEditableProperties(v any, s *Scope) *DataJobEditableProperties {
 
 func (obj *DataJobEditableProperties) value() node { return obj.n }
 
+// IsEntity lets DataJobEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataJobEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *DataJobEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -7848,6 +8072,9 @@ func NewDataJobInputOutput(v any, s *Scope) *DataJobInputOutput {
 
 func (obj *DataJobInputOutput) value() node { return obj.n }
 
+// IsEntity lets DataJobInputOutput be held as an Entity by Go code; its GraphQL type is none.
+func (DataJobInputOutput) IsEntity() {}
+
 // FineGrainedLineages reads fineGrainedLineages.
 func (obj *DataJobInputOutput) FineGrainedLineages() ([]*FineGrainedLineage, error) {
 	return objects(obj.n.get("fineGrainedLineages"), obj.n.s, newFineGrainedLineage), nil
@@ -7867,6 +8094,9 @@ func newDataJobProperties(v any, s *Scope) *DataJobProperties {
 func NewDataJobProperties(v any, s *Scope) *DataJobProperties { return &DataJobProperties{node{v, s}} }
 
 func (obj *DataJobProperties) value() node { return obj.n }
+
+// IsEntity lets DataJobProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataJobProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *DataJobProperties) Name() (string, error) {
@@ -7902,6 +8132,9 @@ func newDataPlatformInfo(v any, s *Scope) *DataPlatformInfo {
 func NewDataPlatformInfo(v any, s *Scope) *DataPlatformInfo { return &DataPlatformInfo{node{v, s}} }
 
 func (obj *DataPlatformInfo) value() node { return obj.n }
+
+// IsEntity lets DataPlatformInfo be held as an Entity by Go code; its GraphQL type is none.
+func (DataPlatformInfo) IsEntity() {}
 
 // Type reads type.
 func (obj *DataPlatformInfo) Type() (PlatformType, error) {
@@ -7940,6 +8173,9 @@ func NewDataPlatformProperties(v any, s *Scope) *DataPlatformProperties {
 
 func (obj *DataPlatformProperties) value() node { return obj.n }
 
+// IsEntity lets DataPlatformProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataPlatformProperties) IsEntity() {}
+
 // Type reads type.
 func (obj *DataPlatformProperties) Type() (PlatformType, error) {
 	return enumVal[PlatformType](obj.n.get("type"), "DataPlatformProperties.type")
@@ -7976,6 +8212,9 @@ func NewDataProcessInstanceProperties(v any, s *Scope) *DataProcessInstancePrope
 }
 
 func (obj *DataProcessInstanceProperties) value() node { return obj.n }
+
+// IsEntity lets DataProcessInstanceProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataProcessInstanceProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *DataProcessInstanceProperties) Name() (string, error) {
@@ -8014,6 +8253,9 @@ func NewDataProcessInstanceRunResult(v any, s *Scope) *DataProcessInstanceRunRes
 
 func (obj *DataProcessInstanceRunResult) value() node { return obj.n }
 
+// IsEntity lets DataProcessInstanceRunResult be held as an Entity by Go code; its GraphQL type is none.
+func (DataProcessInstanceRunResult) IsEntity() {}
+
 // ResultType reads type.
 func (obj *DataProcessInstanceRunResult) ResultType() (*DataProcessInstanceRunResultType, error) {
 	return enumPtr[DataProcessInstanceRunResultType](obj.n.get("type"), "DataProcessInstanceRunResult.resultType")
@@ -8040,6 +8282,9 @@ func NewDataProcessRunEvent(v any, s *Scope) *DataProcessRunEvent {
 }
 
 func (obj *DataProcessRunEvent) value() node { return obj.n }
+
+// IsEntity lets DataProcessRunEvent be held as an Entity by Go code; its GraphQL type is none.
+func (DataProcessRunEvent) IsEntity() {}
 
 // Status reads status.
 func (obj *DataProcessRunEvent) Status() (*DataProcessRunStatus, error) {
@@ -8083,6 +8328,9 @@ func NewDataProductProperties(v any, s *Scope) *DataProductProperties {
 
 func (obj *DataProductProperties) value() node { return obj.n }
 
+// IsEntity lets DataProductProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataProductProperties) IsEntity() {}
+
 // Name reads name.
 func (obj *DataProductProperties) Name() (string, error) {
 	return str(obj.n.get("name")), nil
@@ -8125,6 +8373,9 @@ func NewDataQualityContract(v any, s *Scope) *DataQualityContract {
 
 func (obj *DataQualityContract) value() node { return obj.n }
 
+// IsEntity lets DataQualityContract be held as an Entity by Go code; its GraphQL type is none.
+func (DataQualityContract) IsEntity() {}
+
 // Assertion reads assertion.
 func (obj *DataQualityContract) Assertion() (*Assertion, error) {
 	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, asAssertion), nil
@@ -8144,6 +8395,9 @@ func newDataTransform(v any, s *Scope) *DataTransform {
 func NewDataTransform(v any, s *Scope) *DataTransform { return &DataTransform{node{v, s}} }
 
 func (obj *DataTransform) value() node { return obj.n }
+
+// IsEntity lets DataTransform be held as an Entity by Go code; its GraphQL type is none.
+func (DataTransform) IsEntity() {}
 
 // QueryStatement reads queryStatement.
 func (obj *DataTransform) QueryStatement() (*QueryStatement, error) {
@@ -8167,6 +8421,9 @@ func NewDataTransformLogic(v any, s *Scope) *DataTransformLogic {
 
 func (obj *DataTransformLogic) value() node { return obj.n }
 
+// IsEntity lets DataTransformLogic be held as an Entity by Go code; its GraphQL type is none.
+func (DataTransformLogic) IsEntity() {}
+
 // Transforms reads transforms.
 func (obj *DataTransformLogic) Transforms() ([]*DataTransform, error) {
 	return nonNil(objects(obj.n.get("transforms"), obj.n.s, newDataTransform)), nil
@@ -8186,6 +8443,9 @@ func newDataTypeInfo(v any, s *Scope) *DataTypeInfo {
 func NewDataTypeInfo(v any, s *Scope) *DataTypeInfo { return &DataTypeInfo{node{v, s}} }
 
 func (obj *DataTypeInfo) value() node { return obj.n }
+
+// IsEntity lets DataTypeInfo be held as an Entity by Go code; its GraphQL type is none.
+func (DataTypeInfo) IsEntity() {}
 
 // Type is computed by Computed.DataTypeInfoType.
 func (obj *DataTypeInfo) Type(ctx context.Context) (StdDataType, error) {
@@ -8227,6 +8487,9 @@ func NewDatasetAssertionInfo(v any, s *Scope) *DatasetAssertionInfo {
 }
 
 func (obj *DatasetAssertionInfo) value() node { return obj.n }
+
+// IsEntity lets DatasetAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (DatasetAssertionInfo) IsEntity() {}
 
 // DatasetUrn reads dataset.
 func (obj *DatasetAssertionInfo) DatasetUrn() (string, error) {
@@ -8294,6 +8557,9 @@ func NewDatasetEditableProperties(v any, s *Scope) *DatasetEditableProperties {
 
 func (obj *DatasetEditableProperties) value() node { return obj.n }
 
+// IsEntity lets DatasetEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DatasetEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *DatasetEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -8320,6 +8586,9 @@ func NewDatasetFieldProfile(v any, s *Scope) *DatasetFieldProfile {
 }
 
 func (obj *DatasetFieldProfile) value() node { return obj.n }
+
+// IsEntity lets DatasetFieldProfile be held as an Entity by Go code; its GraphQL type is none.
+func (DatasetFieldProfile) IsEntity() {}
 
 // FieldPath reads fieldPath.
 func (obj *DatasetFieldProfile) FieldPath() (string, error) {
@@ -8401,6 +8670,9 @@ func NewDatasetFilter(v any, s *Scope) *DatasetFilter { return &DatasetFilter{no
 
 func (obj *DatasetFilter) value() node { return obj.n }
 
+// IsEntity lets DatasetFilter be held as an Entity by Go code; its GraphQL type is none.
+func (DatasetFilter) IsEntity() {}
+
 // Type reads type.
 func (obj *DatasetFilter) Type() (DatasetFilterType, error) {
 	return enumVal[DatasetFilterType](obj.n.get("type"), "DatasetFilter.type")
@@ -8425,6 +8697,9 @@ func newDatasetProfile(v any, s *Scope) *DatasetProfile {
 func NewDatasetProfile(v any, s *Scope) *DatasetProfile { return &DatasetProfile{node{v, s}} }
 
 func (obj *DatasetProfile) value() node { return obj.n }
+
+// IsEntity lets DatasetProfile be held as an Entity by Go code; its GraphQL type is none.
+func (DatasetProfile) IsEntity() {}
 
 // TimestampMillis reads timestampMillis.
 func (obj *DatasetProfile) TimestampMillis() (int64, error) {
@@ -8470,6 +8745,9 @@ func newDatasetProperties(v any, s *Scope) *DatasetProperties {
 func NewDatasetProperties(v any, s *Scope) *DatasetProperties { return &DatasetProperties{node{v, s}} }
 
 func (obj *DatasetProperties) value() node { return obj.n }
+
+// IsEntity lets DatasetProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DatasetProperties) IsEntity() {}
 
 // Name reads name or $key/name.
 func (obj *DatasetProperties) Name() (string, error) {
@@ -8526,6 +8804,9 @@ func NewDeprecation(v any, s *Scope) *Deprecation { return &Deprecation{node{v, 
 
 func (obj *Deprecation) value() node { return obj.n }
 
+// IsEntity lets Deprecation be held as an Entity by Go code; its GraphQL type is none.
+func (Deprecation) IsEntity() {}
+
 // Deprecated reads deprecated.
 func (obj *Deprecation) Deprecated() (bool, error) {
 	return boolean(obj.n.get("deprecated")), nil
@@ -8571,6 +8852,9 @@ func NewDisplayProperties(v any, s *Scope) *DisplayProperties { return &DisplayP
 
 func (obj *DisplayProperties) value() node { return obj.n }
 
+// IsEntity lets DisplayProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DisplayProperties) IsEntity() {}
+
 // ColorHex reads colorHex.
 func (obj *DisplayProperties) ColorHex() (*string, error) {
 	return strPtr(obj.n.get("colorHex")), nil
@@ -8596,6 +8880,9 @@ func NewDocumentation(v any, s *Scope) *Documentation { return &Documentation{no
 
 func (obj *Documentation) value() node { return obj.n }
 
+// IsEntity lets Documentation be held as an Entity by Go code; its GraphQL type is none.
+func (Documentation) IsEntity() {}
+
 // Documentations reads documentations.
 func (obj *Documentation) Documentations() ([]*DocumentationAssociation, error) {
 	return nonNil(objects(obj.n.get("documentations"), obj.n.s, newDocumentationAssociation)), nil
@@ -8617,6 +8904,9 @@ func NewDocumentationAssociation(v any, s *Scope) *DocumentationAssociation {
 }
 
 func (obj *DocumentationAssociation) value() node { return obj.n }
+
+// IsEntity lets DocumentationAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (DocumentationAssociation) IsEntity() {}
 
 // Documentation reads documentation.
 func (obj *DocumentationAssociation) Documentation() (string, error) {
@@ -8643,6 +8933,9 @@ func NewDomainAssociation(v any, s *Scope) *DomainAssociation { return &DomainAs
 
 func (obj *DomainAssociation) value() node { return obj.n }
 
+// IsEntity lets DomainAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (DomainAssociation) IsEntity() {}
+
 // Domain reads ..
 func (obj *DomainAssociation) Domain() (*Domain, error) {
 	return ref[*Domain](obj.n.get("."), obj.n.s, asDomain), nil
@@ -8667,6 +8960,9 @@ func newDomainProperties(v any, s *Scope) *DomainProperties {
 func NewDomainProperties(v any, s *Scope) *DomainProperties { return &DomainProperties{node{v, s}} }
 
 func (obj *DomainProperties) value() node { return obj.n }
+
+// IsEntity lets DomainProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DomainProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *DomainProperties) Name() (string, error) {
@@ -8695,6 +8991,9 @@ func NewERModelRelationshipEditableProperties(v any, s *Scope) *ERModelRelations
 
 func (obj *ERModelRelationshipEditableProperties) value() node { return obj.n }
 
+// IsEntity lets ERModelRelationshipEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ERModelRelationshipEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *ERModelRelationshipEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -8721,6 +9020,9 @@ func NewERModelRelationshipProperties(v any, s *Scope) *ERModelRelationshipPrope
 }
 
 func (obj *ERModelRelationshipProperties) value() node { return obj.n }
+
+// IsEntity lets ERModelRelationshipProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ERModelRelationshipProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *ERModelRelationshipProperties) Name() (string, error) {
@@ -8769,6 +9071,9 @@ func NewEditableSchemaFieldInfo(v any, s *Scope) *EditableSchemaFieldInfo {
 
 func (obj *EditableSchemaFieldInfo) value() node { return obj.n }
 
+// IsEntity lets EditableSchemaFieldInfo be held as an Entity by Go code; its GraphQL type is none.
+func (EditableSchemaFieldInfo) IsEntity() {}
+
 // FieldPath reads fieldPath.
 func (obj *EditableSchemaFieldInfo) FieldPath() (string, error) {
 	return str(obj.n.get("fieldPath")), nil
@@ -8806,6 +9111,9 @@ func NewEditableSchemaMetadata(v any, s *Scope) *EditableSchemaMetadata {
 
 func (obj *EditableSchemaMetadata) value() node { return obj.n }
 
+// IsEntity lets EditableSchemaMetadata be held as an Entity by Go code; its GraphQL type is none.
+func (EditableSchemaMetadata) IsEntity() {}
+
 // EditableSchemaFieldInfo reads editableSchemaFieldInfo.
 func (obj *EditableSchemaMetadata) EditableSchemaFieldInfo() ([]*EditableSchemaFieldInfo, error) {
 	return nonNil(objects(obj.n.get("editableSchemaFieldInfo"), obj.n.s, newEditableSchemaFieldInfo)), nil
@@ -8826,6 +9134,9 @@ func NewEmbed(v any, s *Scope) *Embed { return &Embed{node{v, s}} }
 
 func (obj *Embed) value() node { return obj.n }
 
+// IsEntity lets Embed be held as an Entity by Go code; its GraphQL type is none.
+func (Embed) IsEntity() {}
+
 // RenderURL reads renderUrl.
 func (obj *Embed) RenderURL() (*string, error) {
 	return strPtr(obj.n.get("renderUrl")), nil
@@ -8845,6 +9156,9 @@ func newEntityTypeInfo(v any, s *Scope) *EntityTypeInfo {
 func NewEntityTypeInfo(v any, s *Scope) *EntityTypeInfo { return &EntityTypeInfo{node{v, s}} }
 
 func (obj *EntityTypeInfo) value() node { return obj.n }
+
+// IsEntity lets EntityTypeInfo be held as an Entity by Go code; its GraphQL type is none.
+func (EntityTypeInfo) IsEntity() {}
 
 // Type is computed by Computed.EntityTypeInfoType.
 func (obj *EntityTypeInfo) Type(ctx context.Context) (EntityType, error) {
@@ -8876,6 +9190,9 @@ func NewExecutionRequestInput(v any, s *Scope) *ExecutionRequestInput {
 }
 
 func (obj *ExecutionRequestInput) value() node { return obj.n }
+
+// IsEntity lets ExecutionRequestInput be held as an Entity by Go code; its GraphQL type is none.
+func (ExecutionRequestInput) IsEntity() {}
 
 // Task reads task.
 func (obj *ExecutionRequestInput) Task() (string, error) {
@@ -8924,6 +9241,9 @@ func NewExecutionRequestResult(v any, s *Scope) *ExecutionRequestResult {
 
 func (obj *ExecutionRequestResult) value() node { return obj.n }
 
+// IsEntity lets ExecutionRequestResult be held as an Entity by Go code; its GraphQL type is none.
+func (ExecutionRequestResult) IsEntity() {}
+
 // Status reads status.
 func (obj *ExecutionRequestResult) Status() (string, error) {
 	return str(obj.n.get("status")), nil
@@ -8966,6 +9286,9 @@ func NewExecutionRequestSource(v any, s *Scope) *ExecutionRequestSource {
 
 func (obj *ExecutionRequestSource) value() node { return obj.n }
 
+// IsEntity lets ExecutionRequestSource be held as an Entity by Go code; its GraphQL type is none.
+func (ExecutionRequestSource) IsEntity() {}
+
 // Type reads type.
 func (obj *ExecutionRequestSource) Type() (*string, error) {
 	return strPtr(obj.n.get("type")), nil
@@ -8987,6 +9310,9 @@ func NewFieldAssertionInfo(v any, s *Scope) *FieldAssertionInfo {
 }
 
 func (obj *FieldAssertionInfo) value() node { return obj.n }
+
+// IsEntity lets FieldAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (FieldAssertionInfo) IsEntity() {}
 
 // Type reads type.
 func (obj *FieldAssertionInfo) Type() (FieldAssertionType, error) {
@@ -9030,6 +9356,9 @@ func NewFieldFormPromptAssociation(v any, s *Scope) *FieldFormPromptAssociation 
 
 func (obj *FieldFormPromptAssociation) value() node { return obj.n }
 
+// IsEntity lets FieldFormPromptAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (FieldFormPromptAssociation) IsEntity() {}
+
 // FieldPath reads fieldPath.
 func (obj *FieldFormPromptAssociation) FieldPath() (string, error) {
 	return str(obj.n.get("fieldPath")), nil
@@ -9056,6 +9385,9 @@ func NewFieldMetricAssertion(v any, s *Scope) *FieldMetricAssertion {
 }
 
 func (obj *FieldMetricAssertion) value() node { return obj.n }
+
+// IsEntity lets FieldMetricAssertion be held as an Entity by Go code; its GraphQL type is none.
+func (FieldMetricAssertion) IsEntity() {}
 
 // Field reads field.
 func (obj *FieldMetricAssertion) Field() (*SchemaFieldSpec, error) {
@@ -9092,6 +9424,9 @@ func NewFieldTransform(v any, s *Scope) *FieldTransform { return &FieldTransform
 
 func (obj *FieldTransform) value() node { return obj.n }
 
+// IsEntity lets FieldTransform be held as an Entity by Go code; its GraphQL type is none.
+func (FieldTransform) IsEntity() {}
+
 // Type reads type.
 func (obj *FieldTransform) Type() (FieldTransformType, error) {
 	return enumVal[FieldTransformType](obj.n.get("type"), "FieldTransform.type")
@@ -9113,6 +9448,9 @@ func NewFieldValuesAssertion(v any, s *Scope) *FieldValuesAssertion {
 }
 
 func (obj *FieldValuesAssertion) value() node { return obj.n }
+
+// IsEntity lets FieldValuesAssertion be held as an Entity by Go code; its GraphQL type is none.
+func (FieldValuesAssertion) IsEntity() {}
 
 // Field reads field.
 func (obj *FieldValuesAssertion) Field() (*SchemaFieldSpec, error) {
@@ -9161,6 +9499,9 @@ func NewFieldValuesFailThreshold(v any, s *Scope) *FieldValuesFailThreshold {
 
 func (obj *FieldValuesFailThreshold) value() node { return obj.n }
 
+// IsEntity lets FieldValuesFailThreshold be held as an Entity by Go code; its GraphQL type is none.
+func (FieldValuesFailThreshold) IsEntity() {}
+
 // Type reads type.
 func (obj *FieldValuesFailThreshold) Type() (FieldValuesFailThresholdType, error) {
 	return enumVal[FieldValuesFailThresholdType](orDefault(obj.n.get("type"), "COUNT"), "FieldValuesFailThreshold.type")
@@ -9187,6 +9528,9 @@ func NewFineGrainedLineage(v any, s *Scope) *FineGrainedLineage {
 }
 
 func (obj *FineGrainedLineage) value() node { return obj.n }
+
+// IsEntity lets FineGrainedLineage be held as an Entity by Go code; its GraphQL type is none.
+func (FineGrainedLineage) IsEntity() {}
 
 // Upstreams is computed by Computed.FineGrainedLineageUpstreams.
 func (obj *FineGrainedLineage) Upstreams(ctx context.Context) ([]*SchemaFieldRef, error) {
@@ -9233,6 +9577,9 @@ func NewFixedIntervalSchedule(v any, s *Scope) *FixedIntervalSchedule {
 
 func (obj *FixedIntervalSchedule) value() node { return obj.n }
 
+// IsEntity lets FixedIntervalSchedule be held as an Entity by Go code; its GraphQL type is none.
+func (FixedIntervalSchedule) IsEntity() {}
+
 // Unit reads unit.
 func (obj *FixedIntervalSchedule) Unit() (DateInterval, error) {
 	return enumVal[DateInterval](obj.n.get("unit"), "FixedIntervalSchedule.unit")
@@ -9259,6 +9606,9 @@ func NewForeignKeyConstraint(v any, s *Scope) *ForeignKeyConstraint {
 }
 
 func (obj *ForeignKeyConstraint) value() node { return obj.n }
+
+// IsEntity lets ForeignKeyConstraint be held as an Entity by Go code; its GraphQL type is none.
+func (ForeignKeyConstraint) IsEntity() {}
 
 // Name reads name.
 func (obj *ForeignKeyConstraint) Name() (*string, error) {
@@ -9297,6 +9647,9 @@ func NewFormActorAssignment(v any, s *Scope) *FormActorAssignment {
 
 func (obj *FormActorAssignment) value() node { return obj.n }
 
+// IsEntity lets FormActorAssignment be held as an Entity by Go code; its GraphQL type is none.
+func (FormActorAssignment) IsEntity() {}
+
 // Owners reads owners.
 func (obj *FormActorAssignment) Owners() (bool, error) {
 	return boolean(orDefault(obj.n.get("owners"), true)), nil
@@ -9325,6 +9678,9 @@ func newFormAssociation(v any, s *Scope) *FormAssociation {
 func NewFormAssociation(v any, s *Scope) *FormAssociation { return &FormAssociation{node{v, s}} }
 
 func (obj *FormAssociation) value() node { return obj.n }
+
+// IsEntity lets FormAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (FormAssociation) IsEntity() {}
 
 // Form reads urn.
 func (obj *FormAssociation) Form() (*Form, error) {
@@ -9360,6 +9716,9 @@ func newFormInfo(v any, s *Scope) *FormInfo {
 func NewFormInfo(v any, s *Scope) *FormInfo { return &FormInfo{node{v, s}} }
 
 func (obj *FormInfo) value() node { return obj.n }
+
+// IsEntity lets FormInfo be held as an Entity by Go code; its GraphQL type is none.
+func (FormInfo) IsEntity() {}
 
 // Name reads name.
 func (obj *FormInfo) Name() (string, error) {
@@ -9400,6 +9759,9 @@ func newFormPrompt(v any, s *Scope) *FormPrompt {
 func NewFormPrompt(v any, s *Scope) *FormPrompt { return &FormPrompt{node{v, s}} }
 
 func (obj *FormPrompt) value() node { return obj.n }
+
+// IsEntity lets FormPrompt be held as an Entity by Go code; its GraphQL type is none.
+func (FormPrompt) IsEntity() {}
 
 // ID reads id.
 func (obj *FormPrompt) ID() (string, error) {
@@ -9453,6 +9815,9 @@ func NewFormPromptAssociation(v any, s *Scope) *FormPromptAssociation {
 
 func (obj *FormPromptAssociation) value() node { return obj.n }
 
+// IsEntity lets FormPromptAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (FormPromptAssociation) IsEntity() {}
+
 // ID reads id.
 func (obj *FormPromptAssociation) ID() (string, error) {
 	return str(obj.n.get("id")), nil
@@ -9485,6 +9850,9 @@ func NewFormPromptFieldAssociations(v any, s *Scope) *FormPromptFieldAssociation
 
 func (obj *FormPromptFieldAssociations) value() node { return obj.n }
 
+// IsEntity lets FormPromptFieldAssociations be held as an Entity by Go code; its GraphQL type is none.
+func (FormPromptFieldAssociations) IsEntity() {}
+
 // CompletedFieldPrompts reads completedFieldPrompts.
 func (obj *FormPromptFieldAssociations) CompletedFieldPrompts() ([]*FieldFormPromptAssociation, error) {
 	return objects(obj.n.get("completedFieldPrompts"), obj.n.s, newFieldFormPromptAssociation), nil
@@ -9506,6 +9874,9 @@ func NewFormVerificationAssociation(v any, s *Scope) *FormVerificationAssociatio
 }
 
 func (obj *FormVerificationAssociation) value() node { return obj.n }
+
+// IsEntity lets FormVerificationAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (FormVerificationAssociation) IsEntity() {}
 
 // Form reads form.
 func (obj *FormVerificationAssociation) Form() (*Form, error) {
@@ -9531,6 +9902,9 @@ func newForms(v any, s *Scope) *Forms {
 func NewForms(v any, s *Scope) *Forms { return &Forms{node{v, s}} }
 
 func (obj *Forms) value() node { return obj.n }
+
+// IsEntity lets Forms be held as an Entity by Go code; its GraphQL type is none.
+func (Forms) IsEntity() {}
 
 // IncompleteForms reads incompleteForms.
 func (obj *Forms) IncompleteForms() ([]*FormAssociation, error) {
@@ -9563,6 +9937,9 @@ func NewFreshnessAssertionInfo(v any, s *Scope) *FreshnessAssertionInfo {
 }
 
 func (obj *FreshnessAssertionInfo) value() node { return obj.n }
+
+// IsEntity lets FreshnessAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (FreshnessAssertionInfo) IsEntity() {}
 
 // EntityUrn reads entity.
 func (obj *FreshnessAssertionInfo) EntityUrn() (string, error) {
@@ -9601,6 +9978,9 @@ func NewFreshnessAssertionSchedule(v any, s *Scope) *FreshnessAssertionSchedule 
 
 func (obj *FreshnessAssertionSchedule) value() node { return obj.n }
 
+// IsEntity lets FreshnessAssertionSchedule be held as an Entity by Go code; its GraphQL type is none.
+func (FreshnessAssertionSchedule) IsEntity() {}
+
 // Type reads type.
 func (obj *FreshnessAssertionSchedule) Type() (FreshnessAssertionScheduleType, error) {
 	return enumVal[FreshnessAssertionScheduleType](obj.n.get("type"), "FreshnessAssertionSchedule.type")
@@ -9631,6 +10011,9 @@ func NewFreshnessContract(v any, s *Scope) *FreshnessContract { return &Freshnes
 
 func (obj *FreshnessContract) value() node { return obj.n }
 
+// IsEntity lets FreshnessContract be held as an Entity by Go code; its GraphQL type is none.
+func (FreshnessContract) IsEntity() {}
+
 // Assertion reads assertion.
 func (obj *FreshnessContract) Assertion() (*Assertion, error) {
 	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, asAssertion), nil
@@ -9652,6 +10035,9 @@ func NewFreshnessCronSchedule(v any, s *Scope) *FreshnessCronSchedule {
 }
 
 func (obj *FreshnessCronSchedule) value() node { return obj.n }
+
+// IsEntity lets FreshnessCronSchedule be held as an Entity by Go code; its GraphQL type is none.
+func (FreshnessCronSchedule) IsEntity() {}
 
 // Cron reads cron.
 func (obj *FreshnessCronSchedule) Cron() (string, error) {
@@ -9678,6 +10064,9 @@ func NewGlobalTags(v any, s *Scope) *GlobalTags { return &GlobalTags{node{v, s}}
 
 func (obj *GlobalTags) value() node { return obj.n }
 
+// IsEntity lets GlobalTags be held as an Entity by Go code; its GraphQL type is none.
+func (GlobalTags) IsEntity() {}
+
 // Tags reads tags.
 func (obj *GlobalTags) Tags() ([]*TagAssociation, error) {
 	return objects(obj.n.get("tags"), obj.n.s, newTagAssociation), nil
@@ -9699,6 +10088,9 @@ func NewGlossaryNodeProperties(v any, s *Scope) *GlossaryNodeProperties {
 }
 
 func (obj *GlossaryNodeProperties) value() node { return obj.n }
+
+// IsEntity lets GlossaryNodeProperties be held as an Entity by Go code; its GraphQL type is none.
+func (GlossaryNodeProperties) IsEntity() {}
 
 // Name reads name or $key/name.
 func (obj *GlossaryNodeProperties) Name() (string, error) {
@@ -9731,6 +10123,9 @@ func NewGlossaryTermAssociation(v any, s *Scope) *GlossaryTermAssociation {
 }
 
 func (obj *GlossaryTermAssociation) value() node { return obj.n }
+
+// IsEntity lets GlossaryTermAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (GlossaryTermAssociation) IsEntity() {}
 
 // Term reads urn.
 func (obj *GlossaryTermAssociation) Term() (*GlossaryTerm, error) {
@@ -9766,6 +10161,9 @@ func newGlossaryTermInfo(v any, s *Scope) *GlossaryTermInfo {
 func NewGlossaryTermInfo(v any, s *Scope) *GlossaryTermInfo { return &GlossaryTermInfo{node{v, s}} }
 
 func (obj *GlossaryTermInfo) value() node { return obj.n }
+
+// IsEntity lets GlossaryTermInfo be held as an Entity by Go code; its GraphQL type is none.
+func (GlossaryTermInfo) IsEntity() {}
 
 // Name is computed by Computed.GlossaryTermInfoName.
 func (obj *GlossaryTermInfo) Name(ctx context.Context) (*string, error) {
@@ -9822,6 +10220,9 @@ func NewGlossaryTermProperties(v any, s *Scope) *GlossaryTermProperties {
 }
 
 func (obj *GlossaryTermProperties) value() node { return obj.n }
+
+// IsEntity lets GlossaryTermProperties be held as an Entity by Go code; its GraphQL type is none.
+func (GlossaryTermProperties) IsEntity() {}
 
 // Name is computed by Computed.GlossaryTermPropertiesName.
 func (obj *GlossaryTermProperties) Name(ctx context.Context) (string, error) {
@@ -9882,6 +10283,9 @@ func NewGlossaryTerms(v any, s *Scope) *GlossaryTerms { return &GlossaryTerms{no
 
 func (obj *GlossaryTerms) value() node { return obj.n }
 
+// IsEntity lets GlossaryTerms be held as an Entity by Go code; its GraphQL type is none.
+func (GlossaryTerms) IsEntity() {}
+
 // Terms reads terms.
 func (obj *GlossaryTerms) Terms() ([]*GlossaryTermAssociation, error) {
 	return objects(obj.n.get("terms"), obj.n.s, newGlossaryTermAssociation), nil
@@ -9901,6 +10305,9 @@ func newIconProperties(v any, s *Scope) *IconProperties {
 func NewIconProperties(v any, s *Scope) *IconProperties { return &IconProperties{node{v, s}} }
 
 func (obj *IconProperties) value() node { return obj.n }
+
+// IsEntity lets IconProperties be held as an Entity by Go code; its GraphQL type is none.
+func (IconProperties) IsEntity() {}
 
 // IconLibrary reads iconLibrary.
 func (obj *IconProperties) IconLibrary() (*IconLibrary, error) {
@@ -9932,6 +10339,9 @@ func NewIncidentSource(v any, s *Scope) *IncidentSource { return &IncidentSource
 
 func (obj *IncidentSource) value() node { return obj.n }
 
+// IsEntity lets IncidentSource be held as an Entity by Go code; its GraphQL type is none.
+func (IncidentSource) IsEntity() {}
+
 // Type reads type.
 func (obj *IncidentSource) Type() (IncidentSourceType, error) {
 	return enumVal[IncidentSourceType](obj.n.get("type"), "IncidentSource.type")
@@ -9956,6 +10366,9 @@ func newIncidentStatus(v any, s *Scope) *IncidentStatus {
 func NewIncidentStatus(v any, s *Scope) *IncidentStatus { return &IncidentStatus{node{v, s}} }
 
 func (obj *IncidentStatus) value() node { return obj.n }
+
+// IsEntity lets IncidentStatus be held as an Entity by Go code; its GraphQL type is none.
+func (IncidentStatus) IsEntity() {}
 
 // State reads state.
 func (obj *IncidentStatus) State() (IncidentState, error) {
@@ -9994,6 +10407,9 @@ func NewIncrementingSegmentFieldTransformer(v any, s *Scope) *IncrementingSegmen
 
 func (obj *IncrementingSegmentFieldTransformer) value() node { return obj.n }
 
+// IsEntity lets IncrementingSegmentFieldTransformer be held as an Entity by Go code; its GraphQL type is none.
+func (IncrementingSegmentFieldTransformer) IsEntity() {}
+
 // Type reads type.
 func (obj *IncrementingSegmentFieldTransformer) Type() (IncrementingSegmentFieldTransformerType, error) {
 	return enumVal[IncrementingSegmentFieldTransformerType](obj.n.get("type"), "IncrementingSegmentFieldTransformer.type")
@@ -10020,6 +10436,9 @@ func NewIncrementingSegmentRowCountChange(v any, s *Scope) *IncrementingSegmentR
 }
 
 func (obj *IncrementingSegmentRowCountChange) value() node { return obj.n }
+
+// IsEntity lets IncrementingSegmentRowCountChange be held as an Entity by Go code; its GraphQL type is none.
+func (IncrementingSegmentRowCountChange) IsEntity() {}
 
 // Segment reads segment.
 func (obj *IncrementingSegmentRowCountChange) Segment() (*IncrementingSegmentSpec, error) {
@@ -10058,6 +10477,9 @@ func NewIncrementingSegmentRowCountTotal(v any, s *Scope) *IncrementingSegmentRo
 
 func (obj *IncrementingSegmentRowCountTotal) value() node { return obj.n }
 
+// IsEntity lets IncrementingSegmentRowCountTotal be held as an Entity by Go code; its GraphQL type is none.
+func (IncrementingSegmentRowCountTotal) IsEntity() {}
+
 // Segment reads segment.
 func (obj *IncrementingSegmentRowCountTotal) Segment() (*IncrementingSegmentSpec, error) {
 	return newIncrementingSegmentSpec(orEmpty(obj.n.get("segment")), obj.n.s), nil
@@ -10090,6 +10512,9 @@ func NewIncrementingSegmentSpec(v any, s *Scope) *IncrementingSegmentSpec {
 
 func (obj *IncrementingSegmentSpec) value() node { return obj.n }
 
+// IsEntity lets IncrementingSegmentSpec be held as an Entity by Go code; its GraphQL type is none.
+func (IncrementingSegmentSpec) IsEntity() {}
+
 // Field reads field.
 func (obj *IncrementingSegmentSpec) Field() (*SchemaFieldSpec, error) {
 	return newSchemaFieldSpec(orEmpty(obj.n.get("field")), obj.n.s), nil
@@ -10098,6 +10523,77 @@ func (obj *IncrementingSegmentSpec) Field() (*SchemaFieldSpec, error) {
 // Transformer reads transformer.
 func (obj *IncrementingSegmentSpec) Transformer() (*IncrementingSegmentFieldTransformer, error) {
 	return newIncrementingSegmentFieldTransformer(obj.n.get("transformer"), obj.n.s), nil
+}
+
+// IngestionConfig is the GraphQL type IngestionConfig, showing part of an aspect.
+type IngestionConfig struct{ n node }
+
+func newIngestionConfig(v any, s *Scope) *IngestionConfig {
+	if v == nil {
+		return nil
+	}
+	return &IngestionConfig{node{v, s}}
+}
+
+// NewIngestionConfig returns the IngestionConfig showing the JSON value v of an aspect in scope s.
+func NewIngestionConfig(v any, s *Scope) *IngestionConfig { return &IngestionConfig{node{v, s}} }
+
+func (obj *IngestionConfig) value() node { return obj.n }
+
+// IsEntity lets IngestionConfig be held as an Entity by Go code; its GraphQL type is none.
+func (IngestionConfig) IsEntity() {}
+
+// Recipe reads recipe.
+func (obj *IngestionConfig) Recipe() (string, error) {
+	return str(obj.n.get("recipe")), nil
+}
+
+// ExecutorID reads executorId.
+func (obj *IngestionConfig) ExecutorID() (string, error) {
+	return str(obj.n.get("executorId")), nil
+}
+
+// Version reads version.
+func (obj *IngestionConfig) Version() (*string, error) {
+	return strPtr(obj.n.get("version")), nil
+}
+
+// DebugMode reads debugMode.
+func (obj *IngestionConfig) DebugMode() (*bool, error) {
+	return boolPtr(obj.n.get("debugMode")), nil
+}
+
+// ExtraArgs reads extraArgs.
+func (obj *IngestionConfig) ExtraArgs() ([]*StringMapEntry, error) {
+	return objects(obj.n.get("extraArgs"), obj.n.s, newStringMapEntry), nil
+}
+
+// IngestionSchedule is the GraphQL type IngestionSchedule, showing part of an aspect.
+type IngestionSchedule struct{ n node }
+
+func newIngestionSchedule(v any, s *Scope) *IngestionSchedule {
+	if v == nil {
+		return nil
+	}
+	return &IngestionSchedule{node{v, s}}
+}
+
+// NewIngestionSchedule returns the IngestionSchedule showing the JSON value v of an aspect in scope s.
+func NewIngestionSchedule(v any, s *Scope) *IngestionSchedule { return &IngestionSchedule{node{v, s}} }
+
+func (obj *IngestionSchedule) value() node { return obj.n }
+
+// IsEntity lets IngestionSchedule be held as an Entity by Go code; its GraphQL type is none.
+func (IngestionSchedule) IsEntity() {}
+
+// Timezone reads timezone.
+func (obj *IngestionSchedule) Timezone() (*string, error) {
+	return strPtr(obj.n.get("timezone")), nil
+}
+
+// Interval reads interval.
+func (obj *IngestionSchedule) Interval() (string, error) {
+	return str(obj.n.get("interval")), nil
 }
 
 // InputField is the GraphQL type InputField, showing part of an aspect.
@@ -10114,6 +10610,9 @@ func newInputField(v any, s *Scope) *InputField {
 func NewInputField(v any, s *Scope) *InputField { return &InputField{node{v, s}} }
 
 func (obj *InputField) value() node { return obj.n }
+
+// IsEntity lets InputField be held as an Entity by Go code; its GraphQL type is none.
+func (InputField) IsEntity() {}
 
 // SchemaFieldUrn reads schemaFieldUrn.
 func (obj *InputField) SchemaFieldUrn() (*string, error) {
@@ -10140,6 +10639,9 @@ func NewInputFields(v any, s *Scope) *InputFields { return &InputFields{node{v, 
 
 func (obj *InputFields) value() node { return obj.n }
 
+// IsEntity lets InputFields be held as an Entity by Go code; its GraphQL type is none.
+func (InputFields) IsEntity() {}
+
 // Fields reads fields.
 func (obj *InputFields) Fields() ([]*InputField, error) {
 	return objects(obj.n.get("fields"), obj.n.s, newInputField), nil
@@ -10162,6 +10664,9 @@ func NewInstitutionalMemory(v any, s *Scope) *InstitutionalMemory {
 
 func (obj *InstitutionalMemory) value() node { return obj.n }
 
+// IsEntity lets InstitutionalMemory be held as an Entity by Go code; its GraphQL type is none.
+func (InstitutionalMemory) IsEntity() {}
+
 // Elements reads elements.
 func (obj *InstitutionalMemory) Elements() ([]*InstitutionalMemoryMetadata, error) {
 	return nonNil(objects(obj.n.get("elements"), obj.n.s, newInstitutionalMemoryMetadata)), nil
@@ -10183,6 +10688,9 @@ func NewInstitutionalMemoryMetadata(v any, s *Scope) *InstitutionalMemoryMetadat
 }
 
 func (obj *InstitutionalMemoryMetadata) value() node { return obj.n }
+
+// IsEntity lets InstitutionalMemoryMetadata be held as an Entity by Go code; its GraphQL type is none.
+func (InstitutionalMemoryMetadata) IsEntity() {}
 
 // URL reads url.
 func (obj *InstitutionalMemoryMetadata) URL() (string, error) {
@@ -10236,6 +10744,9 @@ func NewMLFeatureEditableProperties(v any, s *Scope) *MLFeatureEditablePropertie
 
 func (obj *MLFeatureEditableProperties) value() node { return obj.n }
 
+// IsEntity lets MLFeatureEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLFeatureEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *MLFeatureEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -10257,6 +10768,9 @@ func NewMLFeatureProperties(v any, s *Scope) *MLFeatureProperties {
 }
 
 func (obj *MLFeatureProperties) value() node { return obj.n }
+
+// IsEntity lets MLFeatureProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLFeatureProperties) IsEntity() {}
 
 // Description reads description.
 func (obj *MLFeatureProperties) Description() (*string, error) {
@@ -10295,6 +10809,9 @@ func NewMLFeatureTableEditableProperties(v any, s *Scope) *MLFeatureTableEditabl
 
 func (obj *MLFeatureTableEditableProperties) value() node { return obj.n }
 
+// IsEntity lets MLFeatureTableEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLFeatureTableEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *MLFeatureTableEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -10316,6 +10833,9 @@ func NewMLFeatureTableProperties(v any, s *Scope) *MLFeatureTableProperties {
 }
 
 func (obj *MLFeatureTableProperties) value() node { return obj.n }
+
+// IsEntity lets MLFeatureTableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLFeatureTableProperties) IsEntity() {}
 
 // Description reads description.
 func (obj *MLFeatureTableProperties) Description() (*string, error) {
@@ -10352,6 +10872,9 @@ func NewMLHyperParam(v any, s *Scope) *MLHyperParam { return &MLHyperParam{node{
 
 func (obj *MLHyperParam) value() node { return obj.n }
 
+// IsEntity lets MLHyperParam be held as an Entity by Go code; its GraphQL type is none.
+func (MLHyperParam) IsEntity() {}
+
 // Name reads name.
 func (obj *MLHyperParam) Name() (*string, error) {
 	return strPtr(obj.n.get("name")), nil
@@ -10381,6 +10904,9 @@ func newMLMetric(v any, s *Scope) *MLMetric {
 func NewMLMetric(v any, s *Scope) *MLMetric { return &MLMetric{node{v, s}} }
 
 func (obj *MLMetric) value() node { return obj.n }
+
+// IsEntity lets MLMetric be held as an Entity by Go code; its GraphQL type is none.
+func (MLMetric) IsEntity() {}
 
 // Name reads name.
 func (obj *MLMetric) Name() (*string, error) {
@@ -10414,6 +10940,9 @@ func NewMLModelEditableProperties(v any, s *Scope) *MLModelEditableProperties {
 
 func (obj *MLModelEditableProperties) value() node { return obj.n }
 
+// IsEntity lets MLModelEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLModelEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *MLModelEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -10436,6 +10965,9 @@ func NewMLModelGroupEditableProperties(v any, s *Scope) *MLModelGroupEditablePro
 
 func (obj *MLModelGroupEditableProperties) value() node { return obj.n }
 
+// IsEntity lets MLModelGroupEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLModelGroupEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *MLModelGroupEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -10457,6 +10989,9 @@ func NewMLModelGroupProperties(v any, s *Scope) *MLModelGroupProperties {
 }
 
 func (obj *MLModelGroupProperties) value() node { return obj.n }
+
+// IsEntity lets MLModelGroupProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLModelGroupProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *MLModelGroupProperties) Name() (*string, error) {
@@ -10510,6 +11045,9 @@ func NewMLModelLineageInfo(v any, s *Scope) *MLModelLineageInfo {
 
 func (obj *MLModelLineageInfo) value() node { return obj.n }
 
+// IsEntity lets MLModelLineageInfo be held as an Entity by Go code; its GraphQL type is none.
+func (MLModelLineageInfo) IsEntity() {}
+
 // TrainingJobs reads trainingJobs.
 func (obj *MLModelLineageInfo) TrainingJobs() ([]string, error) {
 	return strList(obj.n.get("trainingJobs")), nil
@@ -10534,6 +11072,9 @@ func newMLModelProperties(v any, s *Scope) *MLModelProperties {
 func NewMLModelProperties(v any, s *Scope) *MLModelProperties { return &MLModelProperties{node{v, s}} }
 
 func (obj *MLModelProperties) value() node { return obj.n }
+
+// IsEntity lets MLModelProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLModelProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *MLModelProperties) Name() (*string, error) {
@@ -10627,6 +11168,9 @@ func NewMLPrimaryKeyEditableProperties(v any, s *Scope) *MLPrimaryKeyEditablePro
 
 func (obj *MLPrimaryKeyEditableProperties) value() node { return obj.n }
 
+// IsEntity lets MLPrimaryKeyEditableProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLPrimaryKeyEditableProperties) IsEntity() {}
+
 // Description reads description.
 func (obj *MLPrimaryKeyEditableProperties) Description() (*string, error) {
 	return strPtr(obj.n.get("description")), nil
@@ -10648,6 +11192,9 @@ func NewMLPrimaryKeyProperties(v any, s *Scope) *MLPrimaryKeyProperties {
 }
 
 func (obj *MLPrimaryKeyProperties) value() node { return obj.n }
+
+// IsEntity lets MLPrimaryKeyProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLPrimaryKeyProperties) IsEntity() {}
 
 // Description reads description.
 func (obj *MLPrimaryKeyProperties) Description() (*string, error) {
@@ -10686,6 +11233,9 @@ func NewMLTrainingRunProperties(v any, s *Scope) *MLTrainingRunProperties {
 
 func (obj *MLTrainingRunProperties) value() node { return obj.n }
 
+// IsEntity lets MLTrainingRunProperties be held as an Entity by Go code; its GraphQL type is none.
+func (MLTrainingRunProperties) IsEntity() {}
+
 // ID reads id.
 func (obj *MLTrainingRunProperties) ID() (*string, error) {
 	return strPtr(obj.n.get("id")), nil
@@ -10721,6 +11271,9 @@ func NewMedia(v any, s *Scope) *Media { return &Media{node{v, s}} }
 
 func (obj *Media) value() node { return obj.n }
 
+// IsEntity lets Media be held as an Entity by Go code; its GraphQL type is none.
+func (Media) IsEntity() {}
+
 // Type reads type.
 func (obj *Media) Type() (MediaType, error) {
 	return enumVal[MediaType](obj.n.get("type"), "Media.type")
@@ -10747,6 +11300,9 @@ func NewMetadataAttribution(v any, s *Scope) *MetadataAttribution {
 }
 
 func (obj *MetadataAttribution) value() node { return obj.n }
+
+// IsEntity lets MetadataAttribution be held as an Entity by Go code; its GraphQL type is none.
+func (MetadataAttribution) IsEntity() {}
 
 // Time reads time.
 func (obj *MetadataAttribution) Time() (int64, error) {
@@ -10783,6 +11339,9 @@ func NewOperation(v any, s *Scope) *Operation { return &Operation{node{v, s}} }
 
 func (obj *Operation) value() node { return obj.n }
 
+// IsEntity lets Operation be held as an Entity by Go code; its GraphQL type is none.
+func (Operation) IsEntity() {}
+
 // TimestampMillis reads timestampMillis.
 func (obj *Operation) TimestampMillis() (int64, error) {
 	return long(obj.n.get("timestampMillis")), nil
@@ -10808,6 +11367,9 @@ func NewOrigin(v any, s *Scope) *Origin { return &Origin{node{v, s}} }
 
 func (obj *Origin) value() node { return obj.n }
 
+// IsEntity lets Origin be held as an Entity by Go code; its GraphQL type is none.
+func (Origin) IsEntity() {}
+
 // Type reads type.
 func (obj *Origin) Type() (OriginType, error) {
 	return enumVal[OriginType](obj.n.get("type"), "Origin.type")
@@ -10832,6 +11394,9 @@ func newOwner(v any, s *Scope) *Owner {
 func NewOwner(v any, s *Scope) *Owner { return &Owner{node{v, s}} }
 
 func (obj *Owner) value() node { return obj.n }
+
+// IsEntity lets Owner be held as an Entity by Go code; its GraphQL type is none.
+func (Owner) IsEntity() {}
 
 // Owner reads owner.
 func (obj *Owner) Owner() (OwnerType, error) {
@@ -10872,6 +11437,9 @@ func NewOwnership(v any, s *Scope) *Ownership { return &Ownership{node{v, s}} }
 
 func (obj *Ownership) value() node { return obj.n }
 
+// IsEntity lets Ownership be held as an Entity by Go code; its GraphQL type is none.
+func (Ownership) IsEntity() {}
+
 // Owners reads owners.
 func (obj *Ownership) Owners() ([]*Owner, error) {
 	return objects(obj.n.get("owners"), obj.n.s, newOwner), nil
@@ -10896,6 +11464,9 @@ func newOwnershipTypeInfo(v any, s *Scope) *OwnershipTypeInfo {
 func NewOwnershipTypeInfo(v any, s *Scope) *OwnershipTypeInfo { return &OwnershipTypeInfo{node{v, s}} }
 
 func (obj *OwnershipTypeInfo) value() node { return obj.n }
+
+// IsEntity lets OwnershipTypeInfo be held as an Entity by Go code; its GraphQL type is none.
+func (OwnershipTypeInfo) IsEntity() {}
 
 // Name reads name.
 func (obj *OwnershipTypeInfo) Name() (string, error) {
@@ -10932,6 +11503,9 @@ func NewPartitionSpec(v any, s *Scope) *PartitionSpec { return &PartitionSpec{no
 
 func (obj *PartitionSpec) value() node { return obj.n }
 
+// IsEntity lets PartitionSpec be held as an Entity by Go code; its GraphQL type is none.
+func (PartitionSpec) IsEntity() {}
+
 // Type reads type.
 func (obj *PartitionSpec) Type() (PartitionType, error) {
 	return enumVal[PartitionType](orDefault(obj.n.get("type"), "PARTITION"), "PartitionSpec.type")
@@ -10961,6 +11535,9 @@ func newPostContent(v any, s *Scope) *PostContent {
 func NewPostContent(v any, s *Scope) *PostContent { return &PostContent{node{v, s}} }
 
 func (obj *PostContent) value() node { return obj.n }
+
+// IsEntity lets PostContent be held as an Entity by Go code; its GraphQL type is none.
+func (PostContent) IsEntity() {}
 
 // ContentType reads type.
 func (obj *PostContent) ContentType() (PostContentType, error) {
@@ -11002,6 +11579,9 @@ func NewQuantile(v any, s *Scope) *Quantile { return &Quantile{node{v, s}} }
 
 func (obj *Quantile) value() node { return obj.n }
 
+// IsEntity lets Quantile be held as an Entity by Go code; its GraphQL type is none.
+func (Quantile) IsEntity() {}
+
 // Quantile reads quantile.
 func (obj *Quantile) Quantile() (string, error) {
 	return str(obj.n.get("quantile")), nil
@@ -11026,6 +11606,9 @@ func newQueryProperties(v any, s *Scope) *QueryProperties {
 func NewQueryProperties(v any, s *Scope) *QueryProperties { return &QueryProperties{node{v, s}} }
 
 func (obj *QueryProperties) value() node { return obj.n }
+
+// IsEntity lets QueryProperties be held as an Entity by Go code; its GraphQL type is none.
+func (QueryProperties) IsEntity() {}
 
 // Statement reads statement.
 func (obj *QueryProperties) Statement() (*QueryStatement, error) {
@@ -11077,6 +11660,9 @@ func NewQueryStatement(v any, s *Scope) *QueryStatement { return &QueryStatement
 
 func (obj *QueryStatement) value() node { return obj.n }
 
+// IsEntity lets QueryStatement be held as an Entity by Go code; its GraphQL type is none.
+func (QueryStatement) IsEntity() {}
+
 // Value reads value.
 func (obj *QueryStatement) Value() (string, error) {
 	return str(obj.n.get("value")), nil
@@ -11101,6 +11687,9 @@ func newQuerySubject(v any, s *Scope) *QuerySubject {
 func NewQuerySubject(v any, s *Scope) *QuerySubject { return &QuerySubject{node{v, s}} }
 
 func (obj *QuerySubject) value() node { return obj.n }
+
+// IsEntity lets QuerySubject be held as an Entity by Go code; its GraphQL type is none.
+func (QuerySubject) IsEntity() {}
 
 // Dataset is computed by Computed.QuerySubjectDataset.
 func (obj *QuerySubject) Dataset(ctx context.Context) (*Dataset, error) {
@@ -11137,6 +11726,9 @@ func NewRelationshipFieldMapping(v any, s *Scope) *RelationshipFieldMapping {
 
 func (obj *RelationshipFieldMapping) value() node { return obj.n }
 
+// IsEntity lets RelationshipFieldMapping be held as an Entity by Go code; its GraphQL type is none.
+func (RelationshipFieldMapping) IsEntity() {}
+
 // SourceField reads sourceField.
 func (obj *RelationshipFieldMapping) SourceField() (string, error) {
 	return str(obj.n.get("sourceField")), nil
@@ -11164,6 +11756,9 @@ func NewResolvedAuditStamp(v any, s *Scope) *ResolvedAuditStamp {
 
 func (obj *ResolvedAuditStamp) value() node { return obj.n }
 
+// IsEntity lets ResolvedAuditStamp be held as an Entity by Go code; its GraphQL type is none.
+func (ResolvedAuditStamp) IsEntity() {}
+
 // Time reads time.
 func (obj *ResolvedAuditStamp) Time() (int64, error) {
 	return long(obj.n.get("time")), nil
@@ -11189,6 +11784,9 @@ func NewRoleAssociation(v any, s *Scope) *RoleAssociation { return &RoleAssociat
 
 func (obj *RoleAssociation) value() node { return obj.n }
 
+// IsEntity lets RoleAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (RoleAssociation) IsEntity() {}
+
 // Role reads urn.
 func (obj *RoleAssociation) Role() (*Role, error) {
 	return ref[*Role](obj.n.get("urn"), obj.n.s, asRole), nil
@@ -11208,6 +11806,9 @@ func newRoleProperties(v any, s *Scope) *RoleProperties {
 func NewRoleProperties(v any, s *Scope) *RoleProperties { return &RoleProperties{node{v, s}} }
 
 func (obj *RoleProperties) value() node { return obj.n }
+
+// IsEntity lets RoleProperties be held as an Entity by Go code; its GraphQL type is none.
+func (RoleProperties) IsEntity() {}
 
 // Name reads name.
 func (obj *RoleProperties) Name() (string, error) {
@@ -11244,6 +11845,9 @@ func NewRowCountChange(v any, s *Scope) *RowCountChange { return &RowCountChange
 
 func (obj *RowCountChange) value() node { return obj.n }
 
+// IsEntity lets RowCountChange be held as an Entity by Go code; its GraphQL type is none.
+func (RowCountChange) IsEntity() {}
+
 // Type reads type.
 func (obj *RowCountChange) Type() (AssertionValueChangeType, error) {
 	return enumVal[AssertionValueChangeType](obj.n.get("type"), "RowCountChange.type")
@@ -11274,6 +11878,9 @@ func NewRowCountTotal(v any, s *Scope) *RowCountTotal { return &RowCountTotal{no
 
 func (obj *RowCountTotal) value() node { return obj.n }
 
+// IsEntity lets RowCountTotal be held as an Entity by Go code; its GraphQL type is none.
+func (RowCountTotal) IsEntity() {}
+
 // Operator reads operator.
 func (obj *RowCountTotal) Operator() (AssertionStdOperator, error) {
 	return enumVal[AssertionStdOperator](obj.n.get("operator"), "RowCountTotal.operator")
@@ -11300,6 +11907,9 @@ func NewSchemaAssertionField(v any, s *Scope) *SchemaAssertionField {
 }
 
 func (obj *SchemaAssertionField) value() node { return obj.n }
+
+// IsEntity lets SchemaAssertionField be held as an Entity by Go code; its GraphQL type is none.
+func (SchemaAssertionField) IsEntity() {}
 
 // Path reads fieldPath.
 func (obj *SchemaAssertionField) Path() (string, error) {
@@ -11337,6 +11947,9 @@ func NewSchemaAssertionInfo(v any, s *Scope) *SchemaAssertionInfo {
 
 func (obj *SchemaAssertionInfo) value() node { return obj.n }
 
+// IsEntity lets SchemaAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (SchemaAssertionInfo) IsEntity() {}
+
 // EntityUrn reads entity.
 func (obj *SchemaAssertionInfo) EntityUrn() (string, error) {
 	return str(obj.n.get("entity")), nil
@@ -11372,6 +11985,9 @@ func NewSchemaContract(v any, s *Scope) *SchemaContract { return &SchemaContract
 
 func (obj *SchemaContract) value() node { return obj.n }
 
+// IsEntity lets SchemaContract be held as an Entity by Go code; its GraphQL type is none.
+func (SchemaContract) IsEntity() {}
+
 // Assertion reads assertion.
 func (obj *SchemaContract) Assertion() (*Assertion, error) {
 	return ref[*Assertion](obj.n.get("assertion"), obj.n.s, asAssertion), nil
@@ -11391,6 +12007,9 @@ func newSchemaField(v any, s *Scope) *SchemaField {
 func NewSchemaField(v any, s *Scope) *SchemaField { return &SchemaField{node{v, s}} }
 
 func (obj *SchemaField) value() node { return obj.n }
+
+// IsEntity lets SchemaField be held as an Entity by Go code; its GraphQL type is none.
+func (SchemaField) IsEntity() {}
 
 // FieldPath reads fieldPath.
 func (obj *SchemaField) FieldPath() (string, error) {
@@ -11485,6 +12104,9 @@ func NewSchemaFieldSpec(v any, s *Scope) *SchemaFieldSpec { return &SchemaFieldS
 
 func (obj *SchemaFieldSpec) value() node { return obj.n }
 
+// IsEntity lets SchemaFieldSpec be held as an Entity by Go code; its GraphQL type is none.
+func (SchemaFieldSpec) IsEntity() {}
+
 // Path reads path.
 func (obj *SchemaFieldSpec) Path() (string, error) {
 	return str(obj.n.get("path")), nil
@@ -11514,6 +12136,9 @@ func newSchemaMetadata(v any, s *Scope) *SchemaMetadata {
 func NewSchemaMetadata(v any, s *Scope) *SchemaMetadata { return &SchemaMetadata{node{v, s}} }
 
 func (obj *SchemaMetadata) value() node { return obj.n }
+
+// IsEntity lets SchemaMetadata be held as an Entity by Go code; its GraphQL type is none.
+func (SchemaMetadata) IsEntity() {}
 
 // AspectVersion reads $version.
 func (obj *SchemaMetadata) AspectVersion() (*int64, error) {
@@ -11594,6 +12219,9 @@ func NewSiblingProperties(v any, s *Scope) *SiblingProperties { return &SiblingP
 
 func (obj *SiblingProperties) value() node { return obj.n }
 
+// IsEntity lets SiblingProperties be held as an Entity by Go code; its GraphQL type is none.
+func (SiblingProperties) IsEntity() {}
+
 // IsPrimary reads primary.
 func (obj *SiblingProperties) IsPrimary() (*bool, error) {
 	return boolPtr(obj.n.get("primary")), nil
@@ -11618,6 +12246,9 @@ func newSQLAssertionInfo(v any, s *Scope) *SQLAssertionInfo {
 func NewSQLAssertionInfo(v any, s *Scope) *SQLAssertionInfo { return &SQLAssertionInfo{node{v, s}} }
 
 func (obj *SQLAssertionInfo) value() node { return obj.n }
+
+// IsEntity lets SQLAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (SQLAssertionInfo) IsEntity() {}
 
 // Type reads type.
 func (obj *SQLAssertionInfo) Type() (SQLAssertionType, error) {
@@ -11664,6 +12295,9 @@ func NewStatus(v any, s *Scope) *Status { return &Status{node{v, s}} }
 
 func (obj *Status) value() node { return obj.n }
 
+// IsEntity lets Status be held as an Entity by Go code; its GraphQL type is none.
+func (Status) IsEntity() {}
+
 // Removed reads removed.
 func (obj *Status) Removed() (bool, error) {
 	return boolean(orDefault(obj.n.get("removed"), false)), nil
@@ -11683,6 +12317,9 @@ func newStringMapEntry(v any, s *Scope) *StringMapEntry {
 func NewStringMapEntry(v any, s *Scope) *StringMapEntry { return &StringMapEntry{node{v, s}} }
 
 func (obj *StringMapEntry) value() node { return obj.n }
+
+// IsEntity lets StringMapEntry be held as an Entity by Go code; its GraphQL type is none.
+func (StringMapEntry) IsEntity() {}
 
 // Key reads key.
 func (obj *StringMapEntry) Key() (string, error) {
@@ -11711,6 +12348,9 @@ func NewStructuredProperties(v any, s *Scope) *StructuredProperties {
 
 func (obj *StructuredProperties) value() node { return obj.n }
 
+// IsEntity lets StructuredProperties be held as an Entity by Go code; its GraphQL type is none.
+func (StructuredProperties) IsEntity() {}
+
 // Properties reads properties.
 func (obj *StructuredProperties) Properties() ([]*StructuredPropertiesEntry, error) {
 	return objects(obj.n.get("properties"), obj.n.s, newStructuredPropertiesEntry), nil
@@ -11732,6 +12372,9 @@ func NewStructuredPropertiesEntry(v any, s *Scope) *StructuredPropertiesEntry {
 }
 
 func (obj *StructuredPropertiesEntry) value() node { return obj.n }
+
+// IsEntity lets StructuredPropertiesEntry be held as an Entity by Go code; its GraphQL type is none.
+func (StructuredPropertiesEntry) IsEntity() {}
 
 // StructuredProperty reads propertyUrn.
 func (obj *StructuredPropertiesEntry) StructuredProperty() (*StructuredPropertyEntity, error) {
@@ -11777,6 +12420,9 @@ func NewStructuredPropertyDefinition(v any, s *Scope) *StructuredPropertyDefinit
 }
 
 func (obj *StructuredPropertyDefinition) value() node { return obj.n }
+
+// IsEntity lets StructuredPropertyDefinition be held as an Entity by Go code; its GraphQL type is none.
+func (StructuredPropertyDefinition) IsEntity() {}
 
 // QualifiedName reads qualifiedName.
 func (obj *StructuredPropertyDefinition) QualifiedName() (string, error) {
@@ -11850,6 +12496,9 @@ func NewStructuredPropertyParams(v any, s *Scope) *StructuredPropertyParams {
 
 func (obj *StructuredPropertyParams) value() node { return obj.n }
 
+// IsEntity lets StructuredPropertyParams be held as an Entity by Go code; its GraphQL type is none.
+func (StructuredPropertyParams) IsEntity() {}
+
 // StructuredProperty reads urn.
 func (obj *StructuredPropertyParams) StructuredProperty() (*StructuredPropertyEntity, error) {
 	return ref[*StructuredPropertyEntity](obj.n.get("urn"), obj.n.s, asStructuredPropertyEntity), nil
@@ -11871,6 +12520,9 @@ func NewStructuredPropertySettings(v any, s *Scope) *StructuredPropertySettings 
 }
 
 func (obj *StructuredPropertySettings) value() node { return obj.n }
+
+// IsEntity lets StructuredPropertySettings be held as an Entity by Go code; its GraphQL type is none.
+func (StructuredPropertySettings) IsEntity() {}
 
 // IsHidden reads isHidden.
 func (obj *StructuredPropertySettings) IsHidden() (bool, error) {
@@ -11912,6 +12564,9 @@ func NewStructuredReport(v any, s *Scope) *StructuredReport { return &Structured
 
 func (obj *StructuredReport) value() node { return obj.n }
 
+// IsEntity lets StructuredReport be held as an Entity by Go code; its GraphQL type is none.
+func (StructuredReport) IsEntity() {}
+
 // Type reads type.
 func (obj *StructuredReport) Type() (string, error) {
 	return str(obj.n.get("type")), nil
@@ -11942,6 +12597,9 @@ func NewSubTypes(v any, s *Scope) *SubTypes { return &SubTypes{node{v, s}} }
 
 func (obj *SubTypes) value() node { return obj.n }
 
+// IsEntity lets SubTypes be held as an Entity by Go code; its GraphQL type is none.
+func (SubTypes) IsEntity() {}
+
 // TypeNames reads typeNames.
 func (obj *SubTypes) TypeNames() ([]string, error) {
 	return strList(obj.n.get("typeNames")), nil
@@ -11961,6 +12619,9 @@ func newTagAssociation(v any, s *Scope) *TagAssociation {
 func NewTagAssociation(v any, s *Scope) *TagAssociation { return &TagAssociation{node{v, s}} }
 
 func (obj *TagAssociation) value() node { return obj.n }
+
+// IsEntity lets TagAssociation be held as an Entity by Go code; its GraphQL type is none.
+func (TagAssociation) IsEntity() {}
 
 // Tag reads tag.
 func (obj *TagAssociation) Tag() (*Tag, error) {
@@ -11992,6 +12653,9 @@ func NewTagProperties(v any, s *Scope) *TagProperties { return &TagProperties{no
 
 func (obj *TagProperties) value() node { return obj.n }
 
+// IsEntity lets TagProperties be held as an Entity by Go code; its GraphQL type is none.
+func (TagProperties) IsEntity() {}
+
 // Name reads name or $key/name.
 func (obj *TagProperties) Name() (string, error) {
 	return str(obj.n.first([]string{"name"}, []string{"$key", "name"})), nil
@@ -12022,6 +12686,9 @@ func NewTestDefinition(v any, s *Scope) *TestDefinition { return &TestDefinition
 
 func (obj *TestDefinition) value() node { return obj.n }
 
+// IsEntity lets TestDefinition be held as an Entity by Go code; its GraphQL type is none.
+func (TestDefinition) IsEntity() {}
+
 // JSON reads json.
 func (obj *TestDefinition) JSON() (*string, error) {
 	return strPtr(obj.n.get("json")), nil
@@ -12041,6 +12708,9 @@ func newTestResult(v any, s *Scope) *TestResult {
 func NewTestResult(v any, s *Scope) *TestResult { return &TestResult{node{v, s}} }
 
 func (obj *TestResult) value() node { return obj.n }
+
+// IsEntity lets TestResult be held as an Entity by Go code; its GraphQL type is none.
+func (TestResult) IsEntity() {}
 
 // Test reads test.
 func (obj *TestResult) Test() (*Test, error) {
@@ -12067,6 +12737,9 @@ func NewTestResults(v any, s *Scope) *TestResults { return &TestResults{node{v, 
 
 func (obj *TestResults) value() node { return obj.n }
 
+// IsEntity lets TestResults be held as an Entity by Go code; its GraphQL type is none.
+func (TestResults) IsEntity() {}
+
 // Passing reads passing.
 func (obj *TestResults) Passing() ([]*TestResult, error) {
 	return nonNil(objects(obj.n.get("passing"), obj.n.s, newTestResult)), nil
@@ -12091,6 +12764,9 @@ func newTimeWindow(v any, s *Scope) *TimeWindow {
 func NewTimeWindow(v any, s *Scope) *TimeWindow { return &TimeWindow{node{v, s}} }
 
 func (obj *TimeWindow) value() node { return obj.n }
+
+// IsEntity lets TimeWindow be held as an Entity by Go code; its GraphQL type is none.
+func (TimeWindow) IsEntity() {}
 
 // StartTimeMillis reads startTimeMillis.
 func (obj *TimeWindow) StartTimeMillis() (int64, error) {
@@ -12121,6 +12797,9 @@ func NewTypeQualifier(v any, s *Scope) *TypeQualifier { return &TypeQualifier{no
 
 func (obj *TypeQualifier) value() node { return obj.n }
 
+// IsEntity lets TypeQualifier be held as an Entity by Go code; its GraphQL type is none.
+func (TypeQualifier) IsEntity() {}
+
 // AllowedTypes reads allowedTypes.
 func (obj *TypeQualifier) AllowedTypes() ([]*EntityTypeEntity, error) {
 	return refs[*EntityTypeEntity](obj.n.get("allowedTypes"), obj.n.s, asEntityTypeEntity), nil
@@ -12140,6 +12819,9 @@ func newValueFrequency(v any, s *Scope) *ValueFrequency {
 func NewValueFrequency(v any, s *Scope) *ValueFrequency { return &ValueFrequency{node{v, s}} }
 
 func (obj *ValueFrequency) value() node { return obj.n }
+
+// IsEntity lets ValueFrequency be held as an Entity by Go code; its GraphQL type is none.
+func (ValueFrequency) IsEntity() {}
 
 // Value reads value.
 func (obj *ValueFrequency) Value() (string, error) {
@@ -12165,6 +12847,9 @@ func newVersionProperties(v any, s *Scope) *VersionProperties {
 func NewVersionProperties(v any, s *Scope) *VersionProperties { return &VersionProperties{node{v, s}} }
 
 func (obj *VersionProperties) value() node { return obj.n }
+
+// IsEntity lets VersionProperties be held as an Entity by Go code; its GraphQL type is none.
+func (VersionProperties) IsEntity() {}
 
 // VersionSet reads versionSet.
 func (obj *VersionProperties) VersionSet() (*VersionSet, error) {
@@ -12216,6 +12901,9 @@ func NewVersionTag(v any, s *Scope) *VersionTag { return &VersionTag{node{v, s}}
 
 func (obj *VersionTag) value() node { return obj.n }
 
+// IsEntity lets VersionTag be held as an Entity by Go code; its GraphQL type is none.
+func (VersionTag) IsEntity() {}
+
 // VersionTag reads versionTag.
 func (obj *VersionTag) VersionTag() (*string, error) {
 	return strPtr(obj.n.get("versionTag")), nil
@@ -12235,6 +12923,9 @@ func newViewProperties(v any, s *Scope) *ViewProperties {
 func NewViewProperties(v any, s *Scope) *ViewProperties { return &ViewProperties{node{v, s}} }
 
 func (obj *ViewProperties) value() node { return obj.n }
+
+// IsEntity lets ViewProperties be held as an Entity by Go code; its GraphQL type is none.
+func (ViewProperties) IsEntity() {}
 
 // Materialized reads materialized.
 func (obj *ViewProperties) Materialized() (bool, error) {
@@ -12272,6 +12963,9 @@ func NewVolumeAssertionInfo(v any, s *Scope) *VolumeAssertionInfo {
 }
 
 func (obj *VolumeAssertionInfo) value() node { return obj.n }
+
+// IsEntity lets VolumeAssertionInfo be held as an Entity by Go code; its GraphQL type is none.
+func (VolumeAssertionInfo) IsEntity() {}
 
 // EntityUrn reads entity.
 func (obj *VolumeAssertionInfo) EntityUrn() (string, error) {
@@ -12348,6 +13042,8 @@ type Computed interface {
 	Health(ctx context.Context, obj Entity) ([]*Health, error)
 	IncidentPriority(ctx context.Context, obj Entity) (*IncidentPriority, error)
 	Incidents(ctx context.Context, obj Entity, state *IncidentState, stage *IncidentStage, priority *IncidentPriority, assigneeUrns []string, start *int, count *int) (*EntityIncidentsResult, error)
+	IngestionSourceExecutions(ctx context.Context, obj Entity, start *int, count *int) (*IngestionSourceExecutionRequests, error)
+	IngestionSourceLatestSuccessfulExecution(ctx context.Context, obj Entity) (*ExecutionRequest, error)
 	IsNativeUser(ctx context.Context, obj Entity) (*bool, error)
 	LastIngested(ctx context.Context, obj Entity) (*int64, error)
 	Lineage(ctx context.Context, obj Entity, input LineageInput) (*EntityLineageResult, error)

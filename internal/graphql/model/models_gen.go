@@ -1091,31 +1091,6 @@ type IncidentStatusInput struct {
 	Message *string        `json:"message,omitempty"`
 }
 
-type IngestionConfig struct {
-	Recipe     string            `json:"recipe"`
-	ExecutorID string            `json:"executorId"`
-	Version    *string           `json:"version,omitempty"`
-	DebugMode  *bool             `json:"debugMode,omitempty"`
-	ExtraArgs  []*StringMapEntry `json:"extraArgs,omitempty"`
-}
-
-type IngestionSchedule struct {
-	Timezone *string `json:"timezone,omitempty"`
-	Interval string  `json:"interval"`
-}
-
-type IngestionSource struct {
-	Urn                       string                            `json:"urn"`
-	Type                      string                            `json:"type"`
-	Name                      string                            `json:"name"`
-	Schedule                  *IngestionSchedule                `json:"schedule,omitempty"`
-	Platform                  *DataPlatform                     `json:"platform,omitempty"`
-	Config                    *IngestionConfig                  `json:"config"`
-	Executions                *IngestionSourceExecutionRequests `json:"executions,omitempty"`
-	Ownership                 *Ownership                        `json:"ownership,omitempty"`
-	LatestSuccessfulExecution *ExecutionRequest                 `json:"latestSuccessfulExecution,omitempty"`
-}
-
 type IngestionSourceExecutionRequests struct {
 	Start             *int                `json:"start,omitempty"`
 	Count             *int                `json:"count,omitempty"`
