@@ -33,23 +33,9 @@ func modulesByID(t *testing.T, d map[string]any) ([]string, map[string]map[strin
 	return ids, by
 }
 
-// TestGraphQLUIHome runs the home page's operations of DataHub's web UI,
-// exactly as it sends them, against a server loaded with the samples, on
-// each store: the recommendation modules computed from the catalog and from
-// the usage the server recorded (the app's analytics events and the edits
-// made through GraphQL), and the posts (create, list, update, delete).
-func TestGraphQLUIHome(t *testing.T) {
-	for _, st := range testStores(t) {
-		t.Run(st.name, func(t *testing.T) {
-			srv := startServer(t, st.args...)
-			replaySamples(t, srv)
-			ui := loadUIOps(t, srv)
-			testHomeRecommendations(t, srv, ui)
-			testHomePosts(t, ui)
-		})
-	}
-}
-
+// testHomeRecommendations checks the recommendation modules computed from
+// the catalog and from the usage the server recorded (the app's analytics
+// events and the edits made through GraphQL).
 func testHomeRecommendations(t *testing.T, srv *testServer, ui *uiOps) {
 	const (
 		popular = "urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)"
@@ -189,6 +175,7 @@ func testHomeRecommendations(t *testing.T, srv *testServer, ui *uiOps) {
 	})
 }
 
+// testHomePosts creates, lists, updates and deletes posts.
 func testHomePosts(t *testing.T, ui *uiOps) {
 	homePosts := []any{map[string]any{"and": []any{map[string]any{"field": "type", "condition": "EQUAL", "values": []string{"HOME_PAGE_ANNOUNCEMENT"}}}}}
 	list := func(t *testing.T) ([]string, []string) {

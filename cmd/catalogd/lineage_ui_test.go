@@ -151,13 +151,15 @@ func lineageSeeds() []map[string]any {
 	}
 }
 
-// TestGraphQLUILineage runs the lineage operations of DataHub's web UI,
-// exactly as it sends them, against a server loaded with the samples and a
-// small lineage graph, on each store: the lineage graph (getEntityLineage,
-// V2, bulk, counts), the lineage tab (searchAcrossLineage with degree
-// filters, time bounds, text), its download (scrollAcrossLineage), and
-// column-level lineage.
-func TestGraphQLUILineage(t *testing.T) {
+// TestGraphQLUILineageAndHome runs the lineage and home page operations of
+// DataHub's web UI, exactly as it sends them, against a server loaded with
+// the samples and a small lineage graph, on each store (one server for
+// both: loading the samples is the costly part). Lineage: the lineage graph
+// (getEntityLineage, V2, bulk, counts), the lineage tab
+// (searchAcrossLineage with degree filters, time bounds, text), its
+// download (scrollAcrossLineage), and column-level lineage. The home page:
+// see testHomeRecommendations and testHomePosts.
+func TestGraphQLUILineageAndHome(t *testing.T) {
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			srv := startServer(t, st.args...)
@@ -166,6 +168,8 @@ func TestGraphQLUILineage(t *testing.T) {
 			ui := loadUIOps(t, srv)
 			testLineageGraph(t, ui)
 			testLineageSearch(t, ui)
+			testHomeRecommendations(t, srv, ui)
+			testHomePosts(t, ui)
 		})
 	}
 }
