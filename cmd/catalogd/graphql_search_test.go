@@ -334,9 +334,9 @@ func TestGraphQLBrowseV2(t *testing.T) {
 }
 
 // TestGraphQLViews saves views as the UI does and checks that searches,
-// aggregations, browsing and autocomplete naming one keep to it, that the
-// default view settings hold, that others may not change a personal view,
-// and that the onboarding steps the app dismisses are recorded.
+// aggregations, scrolls, browsing, autocomplete and quick filters naming
+// one keep to it, that the default view settings hold, and that the
+// onboarding steps the app dismisses are recorded.
 func TestGraphQLViews(t *testing.T) {
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
