@@ -334,9 +334,9 @@ func TestGraphQLBrowseV2(t *testing.T) {
 }
 
 // TestGraphQLViews saves views as the UI does and checks that searches,
-// aggregations, browsing and autocomplete naming one keep to it, that the
-// default view settings hold, that others may not change a personal view,
-// and that the onboarding steps the app dismisses are recorded.
+// aggregations, scrolls, browsing, autocomplete and quick filters naming
+// one keep to it, that the default view settings hold, and that the
+// onboarding steps the app dismisses are recorded.
 func TestGraphQLViews(t *testing.T) {
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
@@ -469,4 +469,40 @@ func TestGraphQLSearchFlags(t *testing.T) {
 			t.Errorf("%s: found %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// TestGraphQLViewsPrivileges checks who may change views: anyone their own
+// personal views, only holders of Manage Public Views the global ones and
+// the global default, and nobody else's personal view.
+func TestGraphQLViewsPrivileges(t *testing.T) {
+	s := startAuthServer(t)
+	reader, _ := s.cliToken(t, "reader")
+	const create = `mutation($in: CreateViewInput!) { createView(input: $in) { urn viewType } }`
+	view := func(typ string) map[string]any {
+		return map[string]any{"in": map[string]any{"viewType": typ, "name": "mine", "definition": map[string]any{"entityTypes": []any{"DATASET"},
+			"filter": map[string]any{"operator": "AND", "filters": []any{}}}}}
+	}
+	var mine struct{ Urn string }
+	s.mustGQL(t, reader, create, view("PERSONAL"), "createView", &mine)
+	var admins struct{ Urn string }
+	s.mustGQL(t, s.admin, create, view("PERSONAL"), "createView", &admins)
+	var global struct{ Urn string }
+	s.mustGQL(t, s.admin, create, view("GLOBAL"), "createView", &global)
+	refused := func(what string, r gqlResult) {
+		t.Helper()
+		if len(r.Errors) != 1 || r.Errors[0].Extensions["type"] != "UNAUTHORIZED" {
+			t.Errorf("%s: errors %+v, want UNAUTHORIZED", what, r.Errors)
+		}
+	}
+	refused("a reader creating a global view", s.gql(t, reader, create, view("GLOBAL")))
+	const update = `mutation($urn: String!) { updateView(urn: $urn, input: {name: "renamed"}) { name } }`
+	refused("a reader renaming another's personal view", s.gql(t, reader, update, map[string]any{"urn": admins.Urn}))
+	refused("a reader renaming a global view", s.gql(t, reader, update, map[string]any{"urn": global.Urn}))
+	refused("a reader deleting a global view", s.gql(t, reader, `mutation($urn: String!) { deleteView(urn: $urn) }`, map[string]any{"urn": global.Urn}))
+	refused("a reader setting the global default", s.gql(t, reader, `mutation($v: String) { updateGlobalViewsSettings(input: {defaultView: $v}) }`, map[string]any{"v": global.Urn}))
+	s.mustGQL(t, reader, update, map[string]any{"urn": mine.Urn}, "updateView", nil)
+	s.mustGQL(t, s.admin, update, map[string]any{"urn": global.Urn}, "updateView", nil)
+	s.mustGQL(t, reader, `mutation($v: String) { updateCorpUserViewsSettings(input: {defaultView: $v}) }`, map[string]any{"v": mine.Urn}, "updateCorpUserViewsSettings", nil)
+	s.mustGQL(t, s.admin, `mutation($v: String) { updateGlobalViewsSettings(input: {defaultView: $v}) }`, map[string]any{"v": global.Urn}, "updateGlobalViewsSettings", nil)
+	s.mustGQL(t, reader, `mutation($urn: String!) { deleteView(urn: $urn) }`, map[string]any{"urn": mine.Urn}, "deleteView", nil)
 }

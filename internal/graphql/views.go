@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/catalogd/catalogd/gen/models"
+	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/search"
@@ -230,7 +231,7 @@ func (r *mutationResolver) CreateView(ctx context.Context, in model.CreateViewIn
 		return nil, err
 	}
 	p.ChangeType = catalog.CreateEntity
-	if err := r.write(ctx, p); err != nil {
+	if err := r.write(auth.Preauthorized(ctx), p); err != nil {
 		return nil, err
 	}
 	return &model.DataHubView{Urn: urn}, nil
@@ -253,7 +254,7 @@ func (r *mutationResolver) UpdateView(ctx context.Context, urn string, in model.
 		return nil, invalidf("name must not be empty")
 	}
 	st := stamp(ctx)
-	err := r.write(ctx, edited(urn, "dataHubViewInfo", func(v *models.DataHubViewInfo, found bool) bool {
+	err := r.write(auth.Preauthorized(ctx), edited(urn, "dataHubViewInfo", func(v *models.DataHubViewInfo, found bool) bool {
 		if in.Name != nil {
 			v.Name = *in.Name
 		}
@@ -277,7 +278,7 @@ func (r *mutationResolver) DeleteView(ctx context.Context, urn string) (*bool, e
 	if _, err := r.mayChangeView(ctx, urn); err != nil {
 		return nil, err
 	}
-	return r.remove(ctx, urn, "dataHubView")
+	return r.remove(auth.Preauthorized(ctx), urn, "dataHubView")
 }
 
 // checkDefaultView fails unless urn names a stored view of the given type
@@ -311,7 +312,7 @@ func (r *mutationResolver) UpdateGlobalViewsSettings(ctx context.Context, in mod
 			return false, err
 		}
 	}
-	err = r.write(ctx, edited(globalSettingsURN, "globalSettingsInfo", func(v *models.GlobalSettingsInfo, _ bool) bool {
+	err = r.write(auth.Preauthorized(ctx), edited(globalSettingsURN, "globalSettingsInfo", func(v *models.GlobalSettingsInfo, _ bool) bool {
 		if v.Views == nil {
 			v.Views = &models.GlobalViewsSettings{}
 		}
@@ -329,7 +330,7 @@ func (r *mutationResolver) UpdateCorpUserViewsSettings(ctx context.Context, in m
 			return nil, err
 		}
 	}
-	err := r.write(ctx, edited(actorOf(ctx), "corpUserSettings", func(v *models.CorpUserSettings, _ bool) bool {
+	err := r.write(auth.Preauthorized(ctx), edited(actorOf(ctx), "corpUserSettings", func(v *models.CorpUserSettings, _ bool) bool {
 		if v.Views == nil {
 			v.Views = &models.CorpUserViewsSettings{}
 		}
@@ -364,7 +365,8 @@ func (r *mutationResolver) BatchUpdateStepStates(ctx context.Context, in model.B
 	if p.err != nil {
 		return nil, p.err
 	}
-	if err := r.write(ctx, p.list...); err != nil {
+	// Anyone records their own progress through the app's tours.
+	if err := r.write(auth.Preauthorized(ctx), p.list...); err != nil {
 		return nil, err
 	}
 	return out, nil
