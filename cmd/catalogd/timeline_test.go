@@ -3,13 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/catalogd/catalogd/internal/contract"
 )
 
 type changeTransaction struct {
@@ -183,20 +181,10 @@ func TestTimelineBadRequests(t *testing.T) {
 }
 
 // uiOperation returns the operation of DataHub's web UI named name, as the
-// UI sends it; the test is skipped without the UI's documents.
+// UI sends it.
 func uiOperation(t *testing.T, name string) string {
 	t.Helper()
-	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
-	if err != nil {
-		t.Skipf("DataHub's web UI documents: %v", err)
-	}
-	for _, op := range ops {
-		if op.Name == name {
-			return op.Text()
-		}
-	}
-	t.Fatalf("%s: not an operation of the UI", name)
-	return ""
+	return loadUIDocs(t).text(t, name)
 }
 
 // TestTimelineGraphQL runs the UI's getTimeline, getSchemaVersionList and
@@ -308,6 +296,40 @@ func TestTimelineGraphQL(t *testing.T) {
 			}
 			if l := vl.GetSchemaVersionList; l.LatestVersion != wantVersions[0] || !slices.Equal(l.SemanticVersionList, wantVersions) {
 				t.Errorf("getSchemaVersionList: %+v\n want latest %+v, list %+v", l, wantVersions[0], wantVersions)
+			}
+
+			// The schema tab shows a version picked from the list by its
+			// stamp: the fields the dataset had then.
+			versionedOp := uiOperation(t, "getVersionedDataset")
+			for _, tc := range []struct {
+				stamp string
+				want  []string
+			}{
+				{wantVersions[0].VersionStamp, []string{"full_name", "total"}},
+				{wantVersions[2].VersionStamp, []string{"id", "name"}},
+				{"", []string{"full_name", "total"}},
+			} {
+				var vd struct {
+					VersionedDataset *struct {
+						Schema struct {
+							Fields []struct{ FieldPath, NativeDataType string }
+						}
+					}
+				}
+				decodeData(t, srv.gqlData(t, versionedOp, map[string]any{"urn": u, "versionStamp": tc.stamp}), &vd)
+				var got []string
+				if vd.VersionedDataset != nil {
+					for _, f := range vd.VersionedDataset.Schema.Fields {
+						got = append(got, f.FieldPath)
+					}
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("getVersionedDataset at %q: fields %q, want %q", tc.stamp, got, tc.want)
+				}
+			}
+			if r := srv.gql(t, versionedOp, map[string]any{"urn": u, "versionStamp": "schemaMetadata"}); len(r.Errors) == 0 || !strings.Contains(fmt.Sprint(r.Errors), "not aspect:version") {
+				t.Errorf("getVersionedDataset with a malformed stamp: %v, want an error naming it", r.Errors)
 			}
 
 			// The last change of each field as of a version; removed fields

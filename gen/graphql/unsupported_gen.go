@@ -573,12 +573,6 @@ func (MutationUnsupported) UnlinkAssetVersion(ctx context.Context, input model.U
 // Query embeds it.
 type QueryUnsupported struct{}
 
-// VersionedDataset is not served by catalogd.
-func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versionStamp *string) (*model.VersionedDataset, error) {
-	var zero *model.VersionedDataset
-	return zero, model.Unsupported("Query.versionedDataset")
-}
-
 // ListQueries is not served by catalogd.
 func (QueryUnsupported) ListQueries(ctx context.Context, input model.ListQueriesInput) (*model.ListQueriesResult, error) {
 	var zero *model.ListQueriesResult

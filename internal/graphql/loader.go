@@ -7,6 +7,7 @@ import (
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/fastjson"
+	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/registry"
 )
 
@@ -30,6 +31,9 @@ type loader struct {
 	wanted  []string
 	keys    map[string]map[string]any
 	native  map[string]*nativeEntry
+	// stamps holds the version stamp of each VersionedDataset the request
+	// returned: the generated type carries only its URN.
+	stamps map[*model.VersionedDataset]string
 }
 
 // nativeEntry is whether one user is native: nil when the user has no

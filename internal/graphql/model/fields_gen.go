@@ -6181,14 +6181,22 @@ func (VersionedDataset) IsEntity() {}
 // Type is the entity's EntityType.
 func (obj *VersionedDataset) Type() EntityType { return "DATASET" }
 
-// EditableSchemaMetadata is not served by catalogd.
-func (obj *VersionedDataset) EditableSchemaMetadata() (*EditableSchemaMetadata, error) {
-	return nil, Unsupported("VersionedDataset.editableSchemaMetadata")
+// EditableSchemaMetadata is computed by Computed.VersionedEditableSchemaMetadata.
+func (obj *VersionedDataset) EditableSchemaMetadata(ctx context.Context) (*EditableSchemaMetadata, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.VersionedEditableSchemaMetadata(ctx, obj)
 }
 
-// Schema is not served by catalogd.
-func (obj *VersionedDataset) Schema() (*Schema, error) {
-	return nil, Unsupported("VersionedDataset.schema")
+// Schema is computed by Computed.VersionedSchema.
+func (obj *VersionedDataset) Schema(ctx context.Context) (*Schema, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.VersionedSchema(ctx, obj)
 }
 
 // Relationships is not served by catalogd.
@@ -13070,6 +13078,8 @@ type Computed interface {
 	StructuredPropertiesEntryValues(ctx context.Context, obj *StructuredPropertiesEntry) ([]PropertyValue, error)
 	TimeWindowDurationMillis(ctx context.Context, obj *TimeWindow) (int64, error)
 	UsageStats(ctx context.Context, obj Entity, resource *string, Range *TimeRange) (*UsageQueryResult, error)
+	VersionedEditableSchemaMetadata(ctx context.Context, obj Entity) (*EditableSchemaMetadata, error)
+	VersionedSchema(ctx context.Context, obj Entity) (*Schema, error)
 	VersionsSearch(ctx context.Context, obj Entity, input SearchAcrossEntitiesInput) (*SearchResults, error)
 }
 
