@@ -682,36 +682,6 @@ func (MutationUnsupported) RollbackIngestion(ctx context.Context, input model.Ro
 	return zero, model.Unsupported("Mutation.rollbackIngestion")
 }
 
-// UpsertStructuredProperties is not served by catalogd.
-func (MutationUnsupported) UpsertStructuredProperties(ctx context.Context, input model.UpsertStructuredPropertiesInput) (*model.StructuredProperties, error) {
-	var zero *model.StructuredProperties
-	return zero, model.Unsupported("Mutation.upsertStructuredProperties")
-}
-
-// RemoveStructuredProperties is not served by catalogd.
-func (MutationUnsupported) RemoveStructuredProperties(ctx context.Context, input model.RemoveStructuredPropertiesInput) (*model.StructuredProperties, error) {
-	var zero *model.StructuredProperties
-	return zero, model.Unsupported("Mutation.removeStructuredProperties")
-}
-
-// CreateStructuredProperty is not served by catalogd.
-func (MutationUnsupported) CreateStructuredProperty(ctx context.Context, input model.CreateStructuredPropertyInput) (*model.StructuredPropertyEntity, error) {
-	var zero *model.StructuredPropertyEntity
-	return zero, model.Unsupported("Mutation.createStructuredProperty")
-}
-
-// UpdateStructuredProperty is not served by catalogd.
-func (MutationUnsupported) UpdateStructuredProperty(ctx context.Context, input model.UpdateStructuredPropertyInput) (*model.StructuredPropertyEntity, error) {
-	var zero *model.StructuredPropertyEntity
-	return zero, model.Unsupported("Mutation.updateStructuredProperty")
-}
-
-// DeleteStructuredProperty is not served by catalogd.
-func (MutationUnsupported) DeleteStructuredProperty(ctx context.Context, input model.DeleteStructuredPropertyInput) (bool, error) {
-	var zero bool
-	return zero, model.Unsupported("Mutation.deleteStructuredProperty")
-}
-
 // BatchUpdateStepStates is not served by catalogd.
 func (MutationUnsupported) BatchUpdateStepStates(ctx context.Context, input model.BatchUpdateStepStatesInput) (*model.BatchUpdateStepStatesResult, error) {
 	var zero *model.BatchUpdateStepStatesResult

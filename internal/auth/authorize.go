@@ -47,6 +47,10 @@ var managerPrivileges = map[string]string{
 	"domain":       PrivManageDomains,
 	"corpuser":     PrivManageUsers,
 	"corpGroup":    PrivManageUsers,
+	// Governance entities, each managed by its platform privilege.
+	"structuredProperty": "MANAGE_STRUCTURED_PROPERTIES",
+	"form":               "MANAGE_DOCUMENTATION_FORMS",
+	"businessAttribute":  "MANAGE_BUSINESS_ATTRIBUTE",
 }
 
 // AuthorizeChanges implements ingest.Authorizer: every change of a request

@@ -54,6 +54,10 @@ type Service struct {
 	idx       catalog.SearchIndex
 	all       map[string]catalog.SearchField
 	perEntity map[string]map[string]catalog.SearchField
+	// keyed and keyedPerEntity hold the prefixes of the fields made per
+	// key (see catalog.SearchableSpec.KeyPath).
+	keyed          map[string]catalog.SearchField
+	keyedPerEntity map[string]map[string]catalog.SearchField
 }
 
 // NewService returns a Service querying idx.
@@ -62,12 +66,21 @@ func NewService(reg *registry.Registry, idx catalog.SearchIndex) *Service {
 	for _, f := range Fields(reg) {
 		s.all[f.Name] = f
 	}
+	s.keyed = keyedPrefixes(reg.Aspects())
+	s.keyedPerEntity = map[string]map[string]catalog.SearchField{}
 	for _, e := range reg.Entities() {
 		m := map[string]catalog.SearchField{}
 		for _, f := range EntityFields(reg, e.Name) {
 			m[f.Name] = f
 		}
 		s.perEntity[e.Name] = m
+		var specs []catalog.AspectSpec
+		for _, name := range e.Aspects {
+			if a := reg.Aspect(name); a != nil {
+				specs = append(specs, *a)
+			}
+		}
+		s.keyedPerEntity[e.Name] = keyedPrefixes(specs)
 	}
 	return s
 }
@@ -207,10 +220,18 @@ func (s *Service) field(ents []string, name string) (catalog.SearchField, error)
 		if f, ok := s.all[name]; ok {
 			return f, nil
 		}
+		if f, ok := keyedField(s.keyed, name); ok {
+			return f, nil
+		}
 		return catalog.SearchField{}, catalog.Errorf(catalog.Invalid, "unknown search field %q", name)
 	}
 	for _, e := range ents {
 		if f, ok := s.perEntity[e][name]; ok {
+			return f, nil
+		}
+	}
+	for _, e := range ents {
+		if f, ok := keyedField(s.keyedPerEntity[e], name); ok {
 			return f, nil
 		}
 	}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/catalogd/catalogd/internal/contract"
+)
+
+// uiOps returns the operations of DataHub's web UI by name; the test is
+// skipped where they are absent.
+func uiOps(t *testing.T) map[string]string {
+	t.Helper()
+	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
+	if err != nil {
+		t.Skipf("DataHub's web UI documents: %v", err)
+	}
+	out := map[string]string{}
+	for _, op := range ops {
+		out[op.Name] = op.Text()
+	}
+	return out
+}
+
+// uiRunner runs the UI's operations by name against srv.
+type uiRunner struct {
+	t   *testing.T
+	srv *testServer
+	ops map[string]string
+}
+
+func newUIRunner(t *testing.T, srv *testServer) *uiRunner {
+	t.Helper()
+	return &uiRunner{t: t, srv: srv, ops: uiOps(t)}
+}
+
+// run runs the UI operation name, which must succeed, and returns its data.
+func (u *uiRunner) run(name string, vars map[string]any) map[string]any {
+	u.t.Helper()
+	op, ok := u.ops[name]
+	if !ok {
+		u.t.Fatalf("%s: not an operation of the UI", name)
+	}
+	r := u.srv.gql(u.t, op, vars)
+	if len(r.Errors) > 0 {
+		u.t.Fatalf("%s %s: %v", name, asJSON(vars), r.Errors)
+	}
+	return r.Data
+}
+
+// fail runs the UI operation name, which must fail with a message holding
+// want, and returns the message.
+func (u *uiRunner) fail(name string, vars map[string]any, want string) string {
+	u.t.Helper()
+	op, ok := u.ops[name]
+	if !ok {
+		u.t.Fatalf("%s: not an operation of the UI", name)
+	}
+	r := u.srv.gql(u.t, op, vars)
+	if len(r.Errors) == 0 {
+		u.t.Fatalf("%s %s: no error, data %s", name, asJSON(vars), asJSON(r.Data))
+	}
+	msg := fmt.Sprint(r.Errors[0]["message"])
+	if !strings.Contains(msg, want) {
+		u.t.Errorf("%s %s: error %q, want it to say %q", name, asJSON(vars), msg, want)
+	}
+	return msg
+}
+
+// searchURNs runs searchAcrossEntities with one filter and returns the URNs
+// found.
+func searchURNs(t *testing.T, srv *testServer, types []string, field string, values []string, condition string) string {
+	t.Helper()
+	d := srv.gqlData(t, `query s($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total searchResults { entity { urn } } } }`,
+		map[string]any{"input": map[string]any{"types": types, "query": "*", "start": 0, "count": 50,
+			"orFilters": []any{map[string]any{"and": []any{map[string]any{"field": field, "values": values, "condition": condition}}}}}})
+	urns, _ := pick(d, []string{"searchAcrossEntities", "searchResults", "*", "entity", "urn"})
+	return asJSON(urns)
+}
+
+// TestGraphQLStructuredProperties creates, updates and deletes a structured
+// property and sets, searches and removes its values on a dataset, with the
+// operations DataHub's UI sends.
+func TestGraphQLStructuredProperties(t *testing.T) {
+	const dataset = "urn:li:dataset:(urn:li:dataPlatform:hive,governed.orders,PROD)"
+	const other = "urn:li:dataset:(urn:li:dataPlatform:hive,governed.users,PROD)"
+	const prop = "urn:li:structuredProperty:io.acryl.privacy.retentionTime"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				mcp("dataset", dataset, "datasetProperties", map[string]any{"name": "orders"}),
+				mcp("dataset", other, "datasetProperties", map[string]any{"name": "users"}),
+				mcp("corpuser", "urn:li:corpuser:jdoe", "corpUserInfo", map[string]any{"active": true}),
+			}})
+			create := map[string]any{"input": map[string]any{
+				"qualifiedName": "io.acryl.privacy.retentionTime", "displayName": "Retention Time", "description": "days kept",
+				"valueType": "urn:li:dataType:datahub.number", "cardinality": "SINGLE",
+				"entityTypes":   []string{"urn:li:entityType:datahub.dataset"},
+				"allowedValues": []any{map[string]any{"numberValue": 30, "description": "a month"}, map[string]any{"numberValue": 90}},
+				"settings":      map[string]any{"showInSearchFilters": true},
+			}}
+			got := ui.run("createStructuredProperty", create)
+			if u, _ := pick(got, []string{"createStructuredProperty", "urn"}); u != prop {
+				t.Fatalf("created %v, want %s", u, prop)
+			}
+			ui.fail("createStructuredProperty", create, "A structured property already exists with this urn")
+			ui.fail("createStructuredProperty", map[string]any{"input": map[string]any{"id": "a", "qualifiedName": "b",
+				"valueType": "urn:li:dataType:datahub.string", "entityTypes": []string{"urn:li:entityType:datahub.dataset"}}},
+				"Qualified name and the ID of a structured property must match")
+			ui.fail("createStructuredProperty", map[string]any{"input": map[string]any{"qualifiedName": "hidden.shown",
+				"valueType": "urn:li:dataType:datahub.string", "entityTypes": []string{"urn:li:entityType:datahub.dataset"},
+				"settings": map[string]any{"isHidden": true, "showInAssetSummary": true}}}, "Cannot have property isHidden = true")
+
+			def := ui.run("getStructuredProperty", map[string]any{"urn": prop})
+			for path, want := range map[string]string{
+				"entity.definition.qualifiedName":           `"io.acryl.privacy.retentionTime"`,
+				"entity.definition.displayName":             `"Retention Time"`,
+				"entity.definition.cardinality":             `"SINGLE"`,
+				"entity.definition.valueType.info.type":     `"NUMBER"`,
+				"entity.definition.entityTypes.*.info.type": `["DATASET"]`,
+				"entity.definition.allowedValues.*.value":   `[{"numberValue":30},{"numberValue":90}]`,
+			} {
+				if v, _ := pick(def, strings.Split(path, ".")); asJSON(v) != want {
+					t.Errorf("getStructuredProperty %s = %s, want %s", path, asJSON(v), want)
+				}
+			}
+
+			upsert := func(values ...any) map[string]any {
+				var vals []any
+				for _, v := range values {
+					if s, ok := v.(string); ok {
+						vals = append(vals, map[string]any{"stringValue": s})
+					} else {
+						vals = append(vals, map[string]any{"numberValue": v})
+					}
+				}
+				return map[string]any{"input": map[string]any{"assetUrn": dataset,
+					"structuredPropertyInputParams": []any{map[string]any{"structuredPropertyUrn": prop, "values": vals}}}}
+			}
+			got = ui.run("upsertStructuredProperties", upsert(90))
+			if v, _ := pick(got, []string{"upsertStructuredProperties", "properties", "*", "values"}); asJSON(v) != `[[{"numberValue":90}]]` {
+				t.Errorf("upserted values = %s", asJSON(v))
+			}
+			if v, _ := pick(got, []string{"upsertStructuredProperties", "properties", "0", "structuredProperty", "definition", "displayName"}); v != "Retention Time" {
+				t.Errorf("upserted property's display name = %v", v)
+			}
+			for _, c := range []struct {
+				vars map[string]any
+				want string
+			}{
+				{upsert(45), "not one of the allowed values"},
+				{upsert("ninety"), "takes number values"},
+				{upsert(30, 90), "takes a single value"},
+				{map[string]any{"input": map[string]any{"assetUrn": "urn:li:corpuser:jdoe",
+					"structuredPropertyInputParams": []any{map[string]any{"structuredPropertyUrn": prop, "values": []any{map[string]any{"numberValue": 30}}}}}},
+					"does not apply to entity type corpuser"},
+				{map[string]any{"input": map[string]any{"assetUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,missing,PROD)",
+					"structuredPropertyInputParams": []any{map[string]any{"structuredPropertyUrn": prop, "values": []any{map[string]any{"numberValue": 30}}}}}},
+					"does not exist"},
+			} {
+				ui.fail("upsertStructuredProperties", c.vars, c.want)
+			}
+
+			// The UI filters by the property's qualified name.
+			field := "structuredProperties.io.acryl.privacy.retentionTime"
+			if got := searchURNs(t, srv, []string{"DATASET"}, field, []string{"90"}, "EQUAL"); got != `["`+dataset+`"]` {
+				t.Errorf("datasets retained 90 days = %s", got)
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, field, []string{"30"}, "EQUAL"); got != `[]` {
+				t.Errorf("datasets retained 30 days = %s, want none", got)
+			}
+			if got := searchURNs(t, srv, nil, field, []string{"60"}, "GREATER_THAN"); got != `["`+dataset+`"]` {
+				t.Errorf("retained over 60 days = %s", got)
+			}
+
+			ui.run("updateStructuredProperty", map[string]any{"input": map[string]any{"urn": prop, "displayName": "Retention",
+				"newAllowedValues": []any{map[string]any{"numberValue": 45}}, "setCardinalityAsMultiple": true,
+				"settings": map[string]any{"showAsAssetBadge": true}}})
+			def = ui.run("getStructuredProperty", map[string]any{"urn": prop})
+			if v, _ := pick(def, []string{"entity", "definition"}); !strings.Contains(asJSON(v), `"cardinality":"MULTIPLE"`) || !strings.Contains(asJSON(v), `"displayName":"Retention"`) ||
+				!strings.Contains(asJSON(v), `{"numberValue":45}`) {
+				t.Errorf("updated definition = %s", asJSON(v))
+			}
+			ui.fail("updateStructuredProperty", map[string]any{"input": map[string]any{"urn": prop, "settings": map[string]any{"isHidden": true}}},
+				"Cannot have property isHidden = true")
+			got = ui.run("upsertStructuredProperties", upsert(45, 90))
+			if v, _ := pick(got, []string{"upsertStructuredProperties", "properties", "*", "values"}); asJSON(v) != `[[{"numberValue":45},{"numberValue":90}]]` {
+				t.Errorf("values after the update = %s", asJSON(v))
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, field, []string{"45"}, "EQUAL"); got != `["`+dataset+`"]` {
+				t.Errorf("datasets retained 45 days = %s", got)
+			}
+
+			got = ui.run("removeStructuredProperties", map[string]any{"input": map[string]any{"assetUrn": dataset, "structuredPropertyUrns": []string{prop}}})
+			if v, _ := pick(got, []string{"removeStructuredProperties", "properties"}); asJSON(v) != `[]` {
+				t.Errorf("properties after removal = %s", asJSON(v))
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, field, nil, "EXISTS"); got != `[]` {
+				t.Errorf("datasets with a retention after removal = %s", got)
+			}
+
+			// Deleting the property deletes its values.
+			ui.run("upsertStructuredProperties", upsert(30))
+			if got := asJSON(ui.run("deleteStructuredProperty", map[string]any{"input": map[string]any{"urn": prop}})); got != `{"deleteStructuredProperty":true}` {
+				t.Errorf("deleteStructuredProperty = %s", got)
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, field, nil, "EXISTS"); got != `[]` {
+				t.Errorf("datasets with a retention after the property's deletion = %s", got)
+			}
+			v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(dataset)+"?aspects=List(structuredProperties)", nil))
+			if v, _ := pick(v2, []string{"aspects", "structuredProperties", "value", "properties"}); asJSON(v) != `[]` {
+				t.Errorf("stored values after the property's deletion = %s", asJSON(v))
+			}
+			if status, b := srv.do(t, "GET", "/entitiesV2/"+pathEscape(prop), nil); status != 200 || strings.Contains(string(b), "propertyDefinition") {
+				t.Errorf("property after deletion: %d %s", status, b)
+			}
+		})
+	}
+}
