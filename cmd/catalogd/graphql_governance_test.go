@@ -221,3 +221,97 @@ func TestGraphQLStructuredProperties(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLDataProducts creates a data product in a domain, moves assets
+// into and between data products, lists them, updates and deletes it, and
+// does the same with applications, with the operations DataHub's UI sends.
+func TestGraphQLDataProducts(t *testing.T) {
+	const orders = "urn:li:dataset:(urn:li:dataPlatform:hive,dp.orders,PROD)"
+	const users = "urn:li:dataset:(urn:li:dataPlatform:hive,dp.users,PROD)"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				mcp("dataset", orders, "datasetProperties", map[string]any{"name": "orders"}),
+				mcp("dataset", users, "datasetProperties", map[string]any{"name": "users"}),
+				mcp("domain", "urn:li:domain:sales", "domainProperties", map[string]any{"name": "Sales"}),
+			}})
+			create := func(id, name string) map[string]any {
+				return map[string]any{"input": map[string]any{"id": id, "domainUrn": "urn:li:domain:sales",
+					"properties": map[string]any{"name": name, "description": "all about " + name}}}
+			}
+			got := ui.run("createDataProduct", create("revenue", "Revenue"))
+			if v, _ := pick(got, []string{"createDataProduct"}); !strings.Contains(asJSON(v), `"urn":"urn:li:dataProduct:revenue"`) ||
+				!strings.Contains(asJSON(v), `"name":"Revenue"`) || !strings.Contains(asJSON(v), `"urn":"urn:li:domain:sales"`) ||
+				!strings.Contains(asJSON(v), `"urn":"urn:li:corpuser:datahub"`) {
+				t.Errorf("created data product = %s, want its name, domain and its creator as owner", asJSON(v))
+			}
+			ui.fail("createDataProduct", create("revenue", "Again"), "This Data product already exists!")
+			ui.fail("createDataProduct", map[string]any{"input": map[string]any{"domainUrn": "urn:li:domain:none",
+				"properties": map[string]any{"name": "x"}}}, "The Domain provided dos not exist")
+			ui.run("createDataProduct", create("churn", "Churn"))
+
+			ui.run("batchSetDataProduct", map[string]any{"input": map[string]any{"dataProductUrn": "urn:li:dataProduct:revenue", "resourceUrns": []string{orders, users}}})
+			assets := func(dp string) string {
+				t.Helper()
+				d := ui.run("listDataProductAssets", map[string]any{"urn": dp, "input": map[string]any{"query": "*", "start": 0, "count": 10}})
+				urns, _ := pick(d, []string{"listDataProductAssets", "searchResults", "*", "entity", "urn"})
+				return asJSON(urns)
+			}
+			if got := assets("urn:li:dataProduct:revenue"); got != asJSON([]string{orders, users}) && got != asJSON([]string{users, orders}) {
+				t.Errorf("revenue's assets = %s", got)
+			}
+			// An asset belongs to one data product: moving it takes it out of the other.
+			ui.run("batchSetDataProduct", map[string]any{"input": map[string]any{"dataProductUrn": "urn:li:dataProduct:churn", "resourceUrns": []string{users}}})
+			if got := assets("urn:li:dataProduct:revenue"); got != asJSON([]string{orders}) {
+				t.Errorf("revenue's assets after moving users = %s", got)
+			}
+			if got := assets("urn:li:dataProduct:churn"); got != asJSON([]string{users}) {
+				t.Errorf("churn's assets = %s", got)
+			}
+			dp := ui.run("getDataProduct", map[string]any{"urn": "urn:li:dataProduct:churn"})
+			if v, _ := pick(dp, []string{"dataProduct", "entities", "total"}); fmt.Sprint(v) != "1" {
+				t.Errorf("churn's entities total = %v", v)
+			}
+			ui.run("batchSetDataProduct", map[string]any{"input": map[string]any{"resourceUrns": []string{users}}})
+			if got := assets("urn:li:dataProduct:churn"); got != `[]` {
+				t.Errorf("churn's assets after unsetting = %s", got)
+			}
+			ui.fail("batchSetDataProduct", map[string]any{"input": map[string]any{"dataProductUrn": "urn:li:dataProduct:none", "resourceUrns": []string{users}}},
+				"Data Product urn urn:li:dataProduct:none does not exist")
+			ui.fail("batchSetDataProduct", map[string]any{"input": map[string]any{"dataProductUrn": "urn:li:dataProduct:churn",
+				"resourceUrns": []string{"urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)"}}}, "in resources does not exist")
+
+			got = ui.run("updateDataProduct", map[string]any{"urn": "urn:li:dataProduct:revenue", "input": map[string]any{"name": "Revenue v2"}})
+			if v, _ := pick(got, []string{"updateDataProduct", "properties"}); asJSON(v) != `{"description":"all about Revenue","externalUrl":null,"name":"Revenue v2"}` {
+				t.Errorf("updated properties = %s", asJSON(v))
+			}
+			if got := asJSON(ui.run("deleteDataProduct", map[string]any{"urn": "urn:li:dataProduct:revenue"})); got != `{"deleteDataProduct":true}` {
+				t.Errorf("deleteDataProduct = %s", got)
+			}
+			if got := asJSON(srv.gqlData(t, `query { dataProduct(urn: "urn:li:dataProduct:revenue") { urn } }`, nil)); got != `{"dataProduct":null}` {
+				t.Errorf("deleted data product = %s", got)
+			}
+			ui.fail("deleteDataProduct", map[string]any{"urn": "urn:li:dataProduct:revenue"}, "does not exist")
+
+			// Applications.
+			got = ui.run("createApplication", map[string]any{"input": map[string]any{"id": "billing", "properties": map[string]any{"name": "Billing"}}})
+			if v, _ := pick(got, []string{"createApplication", "urn"}); v != "urn:li:application:billing" {
+				t.Fatalf("created application %s", asJSON(got))
+			}
+			ui.run("batchSetApplication", map[string]any{"input": map[string]any{"applicationUrn": "urn:li:application:billing", "resourceUrns": []string{orders}}})
+			app := srv.gqlData(t, `query { dataset(urn: "`+orders+`") { application { application { urn properties { name } } } } }`, nil)
+			if got := asJSON(app); got != `{"dataset":{"application":{"application":{"properties":{"name":"Billing"},"urn":"urn:li:application:billing"}}}}` {
+				t.Errorf("orders' application = %s", got)
+			}
+			if got := asJSON(ui.run("deleteApplication", map[string]any{"urn": "urn:li:application:billing"})); got != `{"deleteApplication":true}` {
+				t.Errorf("deleteApplication = %s", got)
+			}
+			app = srv.gqlData(t, `query { dataset(urn: "`+orders+`") { application { application { urn } } } }`, nil)
+			if got := asJSON(app); got != `{"dataset":{"application":null}}` {
+				t.Errorf("orders' application after its deletion = %s", got)
+			}
+		})
+	}
+}

@@ -484,48 +484,6 @@ func (MutationUnsupported) DeleteQuery(ctx context.Context, urn string) (*bool, 
 	return zero, model.Unsupported("Mutation.deleteQuery")
 }
 
-// CreateDataProduct is not served by catalogd.
-func (MutationUnsupported) CreateDataProduct(ctx context.Context, input model.CreateDataProductInput) (*model.DataProduct, error) {
-	var zero *model.DataProduct
-	return zero, model.Unsupported("Mutation.createDataProduct")
-}
-
-// UpdateDataProduct is not served by catalogd.
-func (MutationUnsupported) UpdateDataProduct(ctx context.Context, urn string, input model.UpdateDataProductInput) (*model.DataProduct, error) {
-	var zero *model.DataProduct
-	return zero, model.Unsupported("Mutation.updateDataProduct")
-}
-
-// DeleteDataProduct is not served by catalogd.
-func (MutationUnsupported) DeleteDataProduct(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteDataProduct")
-}
-
-// BatchSetDataProduct is not served by catalogd.
-func (MutationUnsupported) BatchSetDataProduct(ctx context.Context, input model.BatchSetDataProductInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchSetDataProduct")
-}
-
-// CreateApplication is not served by catalogd.
-func (MutationUnsupported) CreateApplication(ctx context.Context, input model.CreateApplicationInput) (*model.Application, error) {
-	var zero *model.Application
-	return zero, model.Unsupported("Mutation.createApplication")
-}
-
-// DeleteApplication is not served by catalogd.
-func (MutationUnsupported) DeleteApplication(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteApplication")
-}
-
-// BatchSetApplication is not served by catalogd.
-func (MutationUnsupported) BatchSetApplication(ctx context.Context, input model.BatchSetApplicationInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchSetApplication")
-}
-
 // CreateOwnershipType is not served by catalogd.
 func (MutationUnsupported) CreateOwnershipType(ctx context.Context, input model.CreateOwnershipTypeInput) (*model.OwnershipTypeEntity, error) {
 	var zero *model.OwnershipTypeEntity

@@ -36,6 +36,7 @@ var aspectPrivileges = map[string]string{
 	"editableChartProperties":     "EDIT_ENTITY_DOCS",
 	"editableDashboardProperties": "EDIT_ENTITY_DOCS",
 	"structuredProperties":        "EDIT_ENTITY_PROPERTIES",
+	"applications":                "EDIT_ENTITY_APPLICATIONS_PRIVILEGE",
 }
 
 // managerPrivileges are platform privileges that allow writing every entity
@@ -51,6 +52,7 @@ var managerPrivileges = map[string]string{
 	"structuredProperty": "MANAGE_STRUCTURED_PROPERTIES",
 	"form":               "MANAGE_DOCUMENTATION_FORMS",
 	"businessAttribute":  "MANAGE_BUSINESS_ATTRIBUTE",
+	"dataProduct":        "MANAGE_DATA_PRODUCTS",
 }
 
 // AuthorizeChanges implements ingest.Authorizer: every change of a request
