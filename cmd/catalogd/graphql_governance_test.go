@@ -315,3 +315,130 @@ func TestGraphQLDataProducts(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLIncidents raises incidents on a dataset, changes their status
+// and details, and reads them back on the dataset's incidents tab, with
+// the operations DataHub's UI sends.
+func TestGraphQLIncidents(t *testing.T) {
+	const orders = "urn:li:dataset:(urn:li:dataPlatform:hive,inc.orders,PROD)"
+	const users = "urn:li:dataset:(urn:li:dataPlatform:hive,inc.users,PROD)"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				mcp("dataset", orders, "datasetProperties", map[string]any{"name": "orders"}),
+				mcp("dataset", users, "datasetProperties", map[string]any{"name": "users"}),
+				mcp("corpuser", "urn:li:corpuser:jdoe", "corpUserInfo", map[string]any{"active": true, "displayName": "J Doe"}),
+			}})
+			raised := ui.run("raiseIncident", map[string]any{"input": map[string]any{
+				"type": "FRESHNESS", "title": "Late data", "description": "orders are a day late", "resourceUrn": orders,
+				"priority": "HIGH", "assigneeUrns": []string{"urn:li:corpuser:jdoe"}, "startedAt": 1700000000000,
+				"status": map[string]any{"state": "ACTIVE", "stage": "TRIAGE"},
+			}})
+			first, _ := raised["raiseIncident"].(string)
+			if !strings.HasPrefix(first, "urn:li:incident:") {
+				t.Fatalf("raiseIncident = %s", asJSON(raised))
+			}
+			ui.run("raiseIncident", map[string]any{"input": map[string]any{"type": "CUSTOM", "customType": "Ownership", "title": "No owner", "resourceUrns": []string{orders, users}}})
+			ui.fail("raiseIncident", map[string]any{"input": map[string]any{"type": "VOLUME"}}, "At least 1 resource urn must be defined")
+			ui.fail("raiseIncident", map[string]any{"input": map[string]any{"type": "CUSTOM", "resourceUrn": orders}}, "customType is required")
+			ui.fail("raiseIncident", map[string]any{"input": map[string]any{"type": "VOLUME", "resourceUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)"}}, "does not exist")
+
+			incidents := func(urn string, state any) []any {
+				t.Helper()
+				d := ui.run("getEntityIncidents", map[string]any{"urn": urn, "start": 0, "count": 10, "state": state})
+				list, _ := pick(d, []string{"entity", "incidents", "incidents"})
+				l, _ := list.([]any)
+				return l
+			}
+			list := incidents(orders, "ACTIVE")
+			if len(list) != 2 {
+				t.Fatalf("orders' active incidents = %s", asJSON(list))
+			}
+			var late map[string]any
+			for _, i := range list {
+				if m := i.(map[string]any); m["urn"] == first {
+					late = m
+				}
+			}
+			for path, want := range map[string]string{
+				"incidentType": `"FRESHNESS"`, "title": `"Late data"`, "priority": `"HIGH"`, "startedAt": `1700000000000`,
+				"status.state": `"ACTIVE"`, "status.stage": `"TRIAGE"`, "status.lastUpdated.actor": `"urn:li:corpuser:datahub"`,
+				"source.type": `"MANUAL"`, "created.actor": `"urn:li:corpuser:datahub"`,
+				"assignees.*.properties.displayName":      `["J Doe"]`,
+				"linkedAssets.relationships.*.entity.urn": asJSON([]string{orders}),
+			} {
+				if v, _ := pick(late, strings.Split(path, ".")); asJSON(v) != want {
+					t.Errorf("incident %s = %s, want %s", path, asJSON(v), want)
+				}
+			}
+			if got := len(incidents(users, nil)); got != 1 {
+				t.Errorf("users has %d incidents, want the custom one", got)
+			}
+
+			ui.run("updateIncidentStatus", map[string]any{"urn": first, "input": map[string]any{"state": "RESOLVED", "stage": "FIXED", "message": "backfilled"}})
+			if got := len(incidents(orders, "ACTIVE")); got != 1 {
+				t.Errorf("orders has %d active incidents after resolving one, want 1", got)
+			}
+			resolved := incidents(orders, "RESOLVED")
+			if v, _ := pick(resolved, []string{"0", "status"}); !strings.Contains(asJSON(v), `"message":"backfilled"`) || !strings.Contains(asJSON(v), `"stage":"FIXED"`) {
+				t.Errorf("resolved incident's status = %s", asJSON(v))
+			}
+			ui.fail("updateIncidentStatus", map[string]any{"urn": "urn:li:incident:none", "input": map[string]any{"state": "RESOLVED"}}, "Incident does not exist")
+
+			// Moving the incident to users, dropping its priority and assignees.
+			ui.run("updateIncident", map[string]any{"urn": first, "input": map[string]any{"title": "Late users", "resourceUrns": []string{users}}})
+			if got := len(incidents(orders, "RESOLVED")); got != 0 {
+				t.Errorf("orders still has %d resolved incidents after the incident moved", got)
+			}
+			moved := incidents(users, "RESOLVED")
+			if len(moved) != 1 {
+				t.Fatalf("users' resolved incidents = %s", asJSON(moved))
+			}
+			if v, _ := pick(moved, []string{"0", "title"}); v != "Late users" {
+				t.Errorf("updated title = %v", v)
+			}
+			if v, _ := pick(moved, []string{"0", "priority"}); v != nil {
+				t.Errorf("priority after an update without one = %v, want none", v)
+			}
+			ui.fail("updateIncident", map[string]any{"urn": first, "input": map[string]any{"resourceUrns": []string{}}}, "resourceUrns cannot be empty")
+		})
+	}
+}
+
+// TestAuthGovernance checks the privileges of the governance mutations: a
+// reader may not raise incidents or manage structured properties until a
+// policy grants EDIT_ENTITY_INCIDENTS on the dataset (not the incident)
+// and MANAGE_STRUCTURED_PROPERTIES.
+func TestAuthGovernance(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,auth.governed,PROD)"
+	s := startAuthServer(t)
+	reader, _ := s.cliToken(t, "reader")
+	s.ingestAsAdmin(t, mcp("dataset", ds, "datasetProperties", map[string]any{"name": "governed"}))
+	const raise = `mutation($in: RaiseIncidentInput!) { raiseIncident(input: $in) }`
+	raiseVars := map[string]any{"in": map[string]any{"type": "OPERATIONAL", "title": "broken", "resourceUrn": ds}}
+	const createProp = `mutation($in: CreateStructuredPropertyInput!) { createStructuredProperty(input: $in) { urn } }`
+	propVars := map[string]any{"in": map[string]any{"qualifiedName": "team", "valueType": "urn:li:dataType:datahub.string",
+		"entityTypes": []string{"urn:li:entityType:datahub.dataset"}}}
+	s.denied(t, reader, raise, raiseVars, "raiseIncident")
+	s.denied(t, reader, createProp, propVars, "createStructuredProperty")
+
+	for _, p := range []map[string]any{
+		{"type": "METADATA", "name": "Readers raise incidents", "state": "ACTIVE", "description": "test",
+			"privileges": []string{"EDIT_ENTITY_INCIDENTS"}, "resources": map[string]any{"filter": map[string]any{"criteria": []any{
+				map[string]any{"field": "TYPE", "values": []string{"dataset"}, "condition": "EQUALS"}}}},
+			"actors": map[string]any{"users": []string{"urn:li:corpuser:reader"}, "resourceOwners": false, "allUsers": false, "allGroups": false}},
+		{"type": "PLATFORM", "name": "Readers manage properties", "state": "ACTIVE", "description": "test",
+			"privileges": []string{"MANAGE_STRUCTURED_PROPERTIES"},
+			"actors":     map[string]any{"users": []string{"urn:li:corpuser:reader"}, "resourceOwners": false, "allUsers": false, "allGroups": false}},
+	} {
+		s.mustGQL(t, s.admin, `mutation($in: PolicyUpdateInput!) { createPolicy(input: $in) }`, map[string]any{"in": p}, "createPolicy", nil)
+	}
+	var urn string
+	s.mustGQL(t, reader, raise, raiseVars, "raiseIncident", &urn)
+	s.mustGQL(t, reader, `mutation($u: String!) { updateIncidentStatus(urn: $u, input: {state: RESOLVED}) }`, map[string]any{"u": urn}, "updateIncidentStatus", nil)
+	s.mustGQL(t, reader, createProp, propVars, "createStructuredProperty", nil)
+	// The incident right is not a right to edit the dataset itself.
+	s.denied(t, reader, `mutation { updateDescription(input: {description: "x", resourceUrn: "`+ds+`"}) }`, nil, "updateDescription")
+}

@@ -574,24 +574,6 @@ func (MutationUnsupported) UpsertDataContract(ctx context.Context, urn *string, 
 	return zero, model.Unsupported("Mutation.upsertDataContract")
 }
 
-// RaiseIncident is not served by catalogd.
-func (MutationUnsupported) RaiseIncident(ctx context.Context, input model.RaiseIncidentInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.raiseIncident")
-}
-
-// UpdateIncidentStatus is not served by catalogd.
-func (MutationUnsupported) UpdateIncidentStatus(ctx context.Context, urn string, input model.IncidentStatusInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateIncidentStatus")
-}
-
-// UpdateIncident is not served by catalogd.
-func (MutationUnsupported) UpdateIncident(ctx context.Context, urn string, input model.UpdateIncidentInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateIncident")
-}
-
 // CreateSecret is not served by catalogd.
 func (MutationUnsupported) CreateSecret(ctx context.Context, input model.CreateSecretInput) (*string, error) {
 	var zero *string
