@@ -442,3 +442,68 @@ func TestAuthGovernance(t *testing.T) {
 	// The incident right is not a right to edit the dataset itself.
 	s.denied(t, reader, `mutation { updateDescription(input: {description: "x", resourceUrn: "`+ds+`"}) }`, nil, "updateDescription")
 }
+
+// TestGraphQLAssertions reads an assertion and its run events as DataHub's
+// UI does, and deletes it with them.
+func TestGraphQLAssertions(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,assert.orders,PROD)"
+	const assertion = "urn:li:assertion:rows-positive"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			props := []any{
+				mcp("dataset", ds, "datasetProperties", map[string]any{"name": "orders"}),
+				mcp("assertion", assertion, "assertionInfo", map[string]any{"type": "DATASET", "description": "rows > 0",
+					"datasetAssertion": map[string]any{"dataset": ds, "scope": "DATASET_ROWS", "operator": "GREATER_THAN", "aggregation": "ROW_COUNT",
+						"parameters": map[string]any{"value": map[string]any{"value": "0", "type": "NUMBER"}}}}),
+			}
+			for i, result := range []string{"SUCCESS", "FAILURE", "SUCCESS"} {
+				props = append(props, mcp("assertion", assertion, "assertionRunEvent", map[string]any{
+					"timestampMillis": 1700000000000 + int64(i)*3600000, "runId": fmt.Sprintf("run-%d", i), "asserteeUrn": ds,
+					"assertionUrn": assertion, "status": "COMPLETE", "result": map[string]any{"type": result, "rowCount": 10 * i}}))
+			}
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": props})
+
+			runs := ui.run("getAssertionRuns", map[string]any{"assertionUrn": assertion, "limit": 10})
+			for path, want := range map[string]string{
+				"assertion.runEvents.total":                   `3`,
+				"assertion.runEvents.failed":                  `1`,
+				"assertion.runEvents.succeeded":               `2`,
+				"assertion.runEvents.runEvents.*.result.type": `["SUCCESS","FAILURE","SUCCESS"]`,
+				"assertion.info.datasetAssertion.operator":    `"GREATER_THAN"`,
+			} {
+				if v, _ := pick(runs, strings.Split(path, ".")); asJSON(v) != want {
+					t.Errorf("getAssertionRuns %s = %s, want %s", path, asJSON(v), want)
+				}
+			}
+			latest := ui.run("getAssertionWithRunEvents", map[string]any{"assertionUrn": assertion})
+			if v, _ := pick(latest, []string{"assertion", "runEvents", "runEvents", "*", "runId"}); asJSON(v) != `["run-2"]` {
+				t.Errorf("latest run = %s", asJSON(v))
+			}
+			on := ui.run("getDatasetAssertions", map[string]any{"urn": ds})
+			if v, _ := pick(on, []string{"dataset", "assertions", "assertions", "*", "urn"}); asJSON(v) != `["`+assertion+`"]` {
+				t.Errorf("dataset's assertions = %s", asJSON(v))
+			}
+
+			if got := asJSON(ui.run("deleteAssertion", map[string]any{"urn": assertion})); got != `{"deleteAssertion":true}` {
+				t.Errorf("deleteAssertion = %s", got)
+			}
+			if got := asJSON(srv.gqlData(t, `query { assertion(urn: "`+assertion+`") { urn } }`, nil)); got != `{"assertion":null}` {
+				t.Errorf("deleted assertion = %s", got)
+			}
+			on = ui.run("getDatasetAssertions", map[string]any{"urn": ds})
+			if v, _ := pick(on, []string{"dataset", "assertions", "total"}); fmt.Sprint(v) != "0" {
+				t.Errorf("dataset's assertions after deletion = %s", asJSON(on))
+			}
+			if status, b := srv.do(t, "POST", "/aspects?action=getTimeseriesAspectValues", map[string]any{"urn": assertion, "entity": "assertion", "aspect": "assertionRunEvent"}); status != 200 ||
+				strings.Contains(string(b), "run-0") {
+				t.Errorf("run events after deletion: %d %s", status, b)
+			}
+			// Deleting what does not exist succeeds, as in DataHub.
+			if got := asJSON(ui.run("deleteAssertion", map[string]any{"urn": assertion})); got != `{"deleteAssertion":true}` {
+				t.Errorf("deleteAssertion again = %s", got)
+			}
+		})
+	}
+}

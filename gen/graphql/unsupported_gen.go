@@ -376,12 +376,6 @@ func (MutationUnsupported) BatchUpdateDeprecation(ctx context.Context, input mod
 	return zero, model.Unsupported("Mutation.batchUpdateDeprecation")
 }
 
-// DeleteAssertion is not served by catalogd.
-func (MutationUnsupported) DeleteAssertion(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteAssertion")
-}
-
 // AddRelatedTerms is not served by catalogd.
 func (MutationUnsupported) AddRelatedTerms(ctx context.Context, input model.RelatedTermsInput) (*bool, error) {
 	var zero *bool

@@ -379,13 +379,13 @@ func (Assertion) IsEntityWithRelationships() {}
 // Type is the entity's EntityType.
 func (obj *Assertion) Type() EntityType { return "ASSERTION" }
 
-// Platform shows the aspect dataPlatformInstance at platform.
+// Platform is computed by Computed.AssertionPlatform.
 func (obj *Assertion) Platform(ctx context.Context) (*DataPlatform, error) {
-	v, s, err := aspect(ctx, obj.Urn, "dataPlatformInstance")
+	c, err := computed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
+	return c.AssertionPlatform(ctx, obj)
 }
 
 // Info shows the aspect assertionInfo.
@@ -12314,6 +12314,7 @@ func (obj *VolumeAssertionInfo) Filter() (*DatasetFilter, error) {
 type Computed interface {
 	AllowedValueValue(ctx context.Context, obj *AllowedValue) (PropertyValue, error)
 	Aspects(ctx context.Context, obj Entity, input *AspectParams) ([]*RawAspect, error)
+	AssertionPlatform(ctx context.Context, obj Entity) (*DataPlatform, error)
 	Assertions(ctx context.Context, obj Entity, start *int, count *int, includeSoftDeleted *bool) (*EntityAssertionsResult, error)
 	BrowsePathV2(ctx context.Context, obj Entity) (*BrowsePathV2, error)
 	BrowsePaths(ctx context.Context, obj Entity) ([]*BrowsePath, error)
