@@ -507,3 +507,51 @@ func TestGraphQLAssertions(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLDataContracts writes a dataset's data contract twice (the
+// second write updates the same contract) and reads it as the UI does.
+func TestGraphQLDataContracts(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,contract.orders,PROD)"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			props := []any{mcp("dataset", ds, "datasetProperties", map[string]any{"name": "orders"})}
+			for _, a := range []string{"fresh", "schema", "rows"} {
+				props = append(props, mcp("assertion", "urn:li:assertion:"+a, "assertionInfo", map[string]any{"type": "DATASET",
+					"datasetAssertion": map[string]any{"dataset": ds, "scope": "DATASET_ROWS", "operator": "GREATER_THAN"}}))
+			}
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": props})
+
+			got := ui.run("upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": ds, "id": "orders-contract", "state": "PENDING",
+				"freshness": []any{map[string]any{"assertionUrn": "urn:li:assertion:fresh"}},
+				"schema":    []any{map[string]any{"assertionUrn": "urn:li:assertion:schema"}}}})
+			if v, _ := pick(got, []string{"upsertDataContract", "urn"}); v != "urn:li:dataContract:orders-contract" {
+				t.Errorf("contract urn = %v", v)
+			}
+			if v, _ := pick(got, []string{"upsertDataContract", "status", "state"}); v != "PENDING" {
+				t.Errorf("contract state = %v", v)
+			}
+			// A second write, without an id, updates the dataset's contract.
+			got = ui.run("upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": ds,
+				"dataQuality": []any{map[string]any{"assertionUrn": "urn:li:assertion:rows"}}}})
+			if v, _ := pick(got, []string{"upsertDataContract", "urn"}); v != "urn:li:dataContract:orders-contract" {
+				t.Errorf("second write made contract %v, want the dataset's", v)
+			}
+			read := ui.run("getDatasetContract", map[string]any{"urn": ds})
+			for path, want := range map[string]string{
+				"dataset.contract.urn":                                    `"urn:li:dataContract:orders-contract"`,
+				"dataset.contract.status.state":                           `"ACTIVE"`,
+				"dataset.contract.properties.dataQuality.*.assertion.urn": `["urn:li:assertion:rows"]`,
+				"dataset.contract.properties.freshness":                   `null`,
+			} {
+				if v, _ := pick(read, strings.Split(path, ".")); asJSON(v) != want {
+					t.Errorf("getDatasetContract %s = %s, want %s", path, asJSON(v), want)
+				}
+			}
+			ui.fail("upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": ds,
+				"freshness": []any{map[string]any{"assertionUrn": "urn:li:assertion:none"}}}}, "Provided assertion with urn urn:li:assertion:none does not exist!")
+			ui.fail("upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)"}}, "does not exist!")
+		})
+	}
+}

@@ -562,12 +562,6 @@ func (MutationUnsupported) UpsertConnection(ctx context.Context, input model.Ups
 	return zero, model.Unsupported("Mutation.upsertConnection")
 }
 
-// UpsertDataContract is not served by catalogd.
-func (MutationUnsupported) UpsertDataContract(ctx context.Context, urn *string, input model.UpsertDataContractInput) (*model.DataContract, error) {
-	var zero *model.DataContract
-	return zero, model.Unsupported("Mutation.upsertDataContract")
-}
-
 // CreateSecret is not served by catalogd.
 func (MutationUnsupported) CreateSecret(ctx context.Context, input model.CreateSecretInput) (*string, error) {
 	var zero *string
