@@ -555,3 +555,74 @@ func TestGraphQLDataContracts(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLSavedQueries saves, lists, updates and deletes queries about
+// datasets with the operations DataHub's UI sends.
+func TestGraphQLSavedQueries(t *testing.T) {
+	const orders = "urn:li:dataset:(urn:li:dataPlatform:hive,q.orders,PROD)"
+	const users = "urn:li:dataset:(urn:li:dataPlatform:hive,q.users,PROD)"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				mcp("dataset", orders, "datasetProperties", map[string]any{"name": "orders"}),
+				mcp("dataset", users, "datasetProperties", map[string]any{"name": "users"}),
+			}})
+			create := func(name, sql string, subjects ...string) string {
+				t.Helper()
+				var subs []any
+				for _, s := range subjects {
+					subs = append(subs, map[string]any{"datasetUrn": s})
+				}
+				d := ui.run("createQuery", map[string]any{"input": map[string]any{"subjects": subs,
+					"properties": map[string]any{"name": name, "description": "about " + name, "statement": map[string]any{"value": sql, "language": "SQL"}}}})
+				u, _ := pick(d, []string{"createQuery", "urn"})
+				if s, _ := pick(d, []string{"createQuery", "properties", "source"}); s != "MANUAL" {
+					t.Errorf("created query's source = %v", s)
+				}
+				return fmt.Sprint(u)
+			}
+			first := create("Daily orders", "select count(*) from orders", orders)
+			second := create("Orders by user", "select * from orders join users", orders, users)
+			ui.fail("createQuery", map[string]any{"input": map[string]any{"subjects": []any{map[string]any{"datasetUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)"}},
+				"properties": map[string]any{"statement": map[string]any{"value": "select 1", "language": "SQL"}}}}, "does not exist")
+
+			list := func(vars map[string]any) string {
+				t.Helper()
+				d := ui.run("listQueries", map[string]any{"input": vars})
+				urns, _ := pick(d, []string{"listQueries", "queries", "*", "urn"})
+				return asJSON(urns)
+			}
+			if got := list(map[string]any{"start": 0, "count": 10, "datasetUrn": orders}); got != asJSON([]string{second, first}) {
+				t.Errorf("orders' queries = %s, want the latest first", got)
+			}
+			if got := list(map[string]any{"start": 0, "count": 10, "datasetUrn": users, "source": "MANUAL"}); got != asJSON([]string{second}) {
+				t.Errorf("users' queries = %s", got)
+			}
+			if got := list(map[string]any{"start": 0, "count": 10, "datasetUrn": orders, "source": "SYSTEM"}); got != `[]` {
+				t.Errorf("orders' system queries = %s", got)
+			}
+
+			d := ui.run("updateQuery", map[string]any{"urn": first, "input": map[string]any{"properties": map[string]any{"name": "Orders per day",
+				"statement": map[string]any{"value": "select day, count(*) from orders group by day", "language": "SQL"}}, "subjects": []any{map[string]any{"datasetUrn": users}}}})
+			if v, _ := pick(d, []string{"updateQuery", "properties", "statement", "value"}); v != "select day, count(*) from orders group by day" {
+				t.Errorf("updated statement = %v", v)
+			}
+			if got := list(map[string]any{"start": 0, "count": 10, "datasetUrn": orders}); got != asJSON([]string{second}) {
+				t.Errorf("orders' queries after moving one = %s", got)
+			}
+			got := ui.run("getQuery", map[string]any{"urn": first})
+			if v, _ := pick(got, []string{"entity", "properties", "name"}); v != "Orders per day" {
+				t.Errorf("getQuery name = %v (%s)", v, asJSON(got))
+			}
+			if got := asJSON(ui.run("deleteQuery", map[string]any{"urn": first})); got != `{"deleteQuery":true}` {
+				t.Errorf("deleteQuery = %s", got)
+			}
+			if got := list(map[string]any{"start": 0, "count": 10, "datasetUrn": users}); got != asJSON([]string{second}) {
+				t.Errorf("users' queries after deleting one = %s", got)
+			}
+			ui.fail("updateQuery", map[string]any{"urn": first, "input": map[string]any{"properties": map[string]any{"name": "x"}}}, "Failed to find query with urn")
+		})
+	}
+}

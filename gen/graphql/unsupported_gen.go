@@ -460,24 +460,6 @@ func (MutationUnsupported) UpdateEmbed(ctx context.Context, input model.UpdateEm
 	return zero, model.Unsupported("Mutation.updateEmbed")
 }
 
-// CreateQuery is not served by catalogd.
-func (MutationUnsupported) CreateQuery(ctx context.Context, input model.CreateQueryInput) (*model.QueryEntity, error) {
-	var zero *model.QueryEntity
-	return zero, model.Unsupported("Mutation.createQuery")
-}
-
-// UpdateQuery is not served by catalogd.
-func (MutationUnsupported) UpdateQuery(ctx context.Context, urn string, input model.UpdateQueryInput) (*model.QueryEntity, error) {
-	var zero *model.QueryEntity
-	return zero, model.Unsupported("Mutation.updateQuery")
-}
-
-// DeleteQuery is not served by catalogd.
-func (MutationUnsupported) DeleteQuery(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteQuery")
-}
-
 // CreateOwnershipType is not served by catalogd.
 func (MutationUnsupported) CreateOwnershipType(ctx context.Context, input model.CreateOwnershipTypeInput) (*model.OwnershipTypeEntity, error) {
 	var zero *model.OwnershipTypeEntity
@@ -649,12 +631,6 @@ type QueryUnsupported struct{}
 func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versionStamp *string) (*model.VersionedDataset, error) {
 	var zero *model.VersionedDataset
 	return zero, model.Unsupported("Query.versionedDataset")
-}
-
-// ListQueries is not served by catalogd.
-func (QueryUnsupported) ListQueries(ctx context.Context, input model.ListQueriesInput) (*model.ListQueriesResult, error) {
-	var zero *model.ListQueriesResult
-	return zero, model.Unsupported("Query.listQueries")
 }
 
 // ListBusinessAttributes is not served by catalogd.
