@@ -626,3 +626,60 @@ func TestGraphQLSavedQueries(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLBusinessAttributes creates, lists, updates, applies and
+// deletes business attributes with the operations DataHub's UI sends.
+func TestGraphQLBusinessAttributes(t *testing.T) {
+	const field = "urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:hive,ba.orders,PROD),amount)"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			got := ui.run("createBusinessAttribute", map[string]any{"input": map[string]any{"id": "money", "name": "Money", "description": "an amount", "type": "NUMBER"}})
+			for path, want := range map[string]string{
+				"createBusinessAttribute.urn":                                  `"urn:li:businessAttribute:money"`,
+				"createBusinessAttribute.properties.name":                      `"Money"`,
+				"createBusinessAttribute.properties.businessAttributeDataType": `"NUMBER"`,
+				"createBusinessAttribute.ownership.owners.*.owner.urn":         `["urn:li:corpuser:datahub"]`,
+			} {
+				if v, _ := pick(got, strings.Split(path, ".")); asJSON(v) != want {
+					t.Errorf("%s = %s, want %s", path, asJSON(v), want)
+				}
+			}
+			ui.fail("createBusinessAttribute", map[string]any{"input": map[string]any{"name": "money"}}, `"money" already exists as Business Attribute`)
+			ui.fail("createBusinessAttribute", map[string]any{"input": map[string]any{"id": "money", "name": "Cash"}}, "This Business Attribute already exists!")
+			ui.run("createBusinessAttribute", map[string]any{"input": map[string]any{"id": "email", "name": "Email", "type": "STRING"}})
+
+			list := ui.run("listBusinessAttributes", map[string]any{"start": 0, "count": 10, "query": "*"})
+			if v, _ := pick(list, []string{"listBusinessAttributes", "total"}); fmt.Sprint(v) != "2" {
+				t.Errorf("listBusinessAttributes = %s", asJSON(list))
+			}
+			got = ui.run("updateBusinessAttribute", map[string]any{"urn": "urn:li:businessAttribute:money", "input": map[string]any{"description": "an amount of money", "type": "STRING"}})
+			if v, _ := pick(got, []string{"updateBusinessAttribute", "properties"}); !strings.Contains(asJSON(v), `"description":"an amount of money"`) || !strings.Contains(asJSON(v), `"businessAttributeDataType":"STRING"`) {
+				t.Errorf("updated = %s", asJSON(v))
+			}
+			ui.fail("updateBusinessAttribute", map[string]any{"urn": "urn:li:businessAttribute:money", "input": map[string]any{"name": "Email"}}, "already exists as Business Attribute")
+
+			in := map[string]any{"input": map[string]any{"businessAttributeUrn": "urn:li:businessAttribute:money", "resourceUrn": []any{map[string]any{"resourceUrn": field}}}}
+			ui.run("addBusinessAttribute", in)
+			stored := func() string {
+				v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(field)+"?aspects=List(businessAttributes)", nil))
+				v, _ := pick(v2, []string{"aspects", "businessAttributes", "value"})
+				return asJSON(v)
+			}
+			if got := stored(); got != `{"businessAttribute":{"businessAttributeUrn":"urn:li:businessAttribute:money"}}` {
+				t.Errorf("field's business attribute = %s", got)
+			}
+			ui.run("removeBusinessAttribute", in)
+			if got := stored(); got != `{}` {
+				t.Errorf("field's business attribute after removal = %s", got)
+			}
+			if got := asJSON(ui.run("deleteBusinessAttribute", map[string]any{"urn": "urn:li:businessAttribute:money"})); got != `{"deleteBusinessAttribute":true}` {
+				t.Errorf("deleteBusinessAttribute = %s", got)
+			}
+			if got := asJSON(ui.run("getBusinessAttribute", map[string]any{"urn": "urn:li:businessAttribute:money"})); got != `{"businessAttribute":null}` {
+				t.Errorf("deleted business attribute = %s", got)
+			}
+		})
+	}
+}

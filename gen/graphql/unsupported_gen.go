@@ -490,36 +490,6 @@ func (MutationUnsupported) VerifyForm(ctx context.Context, input model.VerifyFor
 	return zero, model.Unsupported("Mutation.verifyForm")
 }
 
-// CreateBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) CreateBusinessAttribute(ctx context.Context, input model.CreateBusinessAttributeInput) (*model.BusinessAttribute, error) {
-	var zero *model.BusinessAttribute
-	return zero, model.Unsupported("Mutation.createBusinessAttribute")
-}
-
-// DeleteBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) DeleteBusinessAttribute(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteBusinessAttribute")
-}
-
-// UpdateBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) UpdateBusinessAttribute(ctx context.Context, urn string, input model.UpdateBusinessAttributeInput) (*model.BusinessAttribute, error) {
-	var zero *model.BusinessAttribute
-	return zero, model.Unsupported("Mutation.updateBusinessAttribute")
-}
-
-// AddBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) AddBusinessAttribute(ctx context.Context, input model.AddBusinessAttributeInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.addBusinessAttribute")
-}
-
-// RemoveBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) RemoveBusinessAttribute(ctx context.Context, input model.AddBusinessAttributeInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.removeBusinessAttribute")
-}
-
 // UpdateDisplayProperties is not served by catalogd.
 func (MutationUnsupported) UpdateDisplayProperties(ctx context.Context, urn string, input model.DisplayPropertiesUpdateInput) (*bool, error) {
 	var zero *bool
@@ -631,12 +601,6 @@ type QueryUnsupported struct{}
 func (QueryUnsupported) VersionedDataset(ctx context.Context, urn string, versionStamp *string) (*model.VersionedDataset, error) {
 	var zero *model.VersionedDataset
 	return zero, model.Unsupported("Query.versionedDataset")
-}
-
-// ListBusinessAttributes is not served by catalogd.
-func (QueryUnsupported) ListBusinessAttributes(ctx context.Context, input model.ListBusinessAttributesInput) (*model.ListBusinessAttributesResult, error) {
-	var zero *model.ListBusinessAttributesResult
-	return zero, model.Unsupported("Query.listBusinessAttributes")
 }
 
 // GetAnalyticsCharts is not served by catalogd.
