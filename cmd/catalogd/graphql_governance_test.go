@@ -683,3 +683,48 @@ func TestGraphQLBusinessAttributes(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLMetadataTests creates, lists, updates and deletes metadata
+// tests and shows their results on a dataset.
+func TestGraphQLMetadataTests(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,tests.orders,PROD)"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			def := `{"on":{"types":["dataset"]},"rules":{"and":[{"property":"description","operator":"exists"}]}}`
+			got := ui.run("createTest", map[string]any{"input": map[string]any{"id": "has-description", "name": "Has description", "category": "Docs",
+				"definition": map[string]any{"json": def}}})
+			if got["createTest"] != "urn:li:test:has-description" {
+				t.Fatalf("createTest = %s", asJSON(got))
+			}
+			ui.fail("createTest", map[string]any{"input": map[string]any{"id": "has-description", "name": "x", "category": "y", "definition": map[string]any{"json": "{}"}}}, "This Test already exists!")
+			ui.fail("createTest", map[string]any{"input": map[string]any{"name": "x", "category": "y", "definition": map[string]any{"json": "{not json"}}}, "not JSON")
+			ui.run("createTest", map[string]any{"input": map[string]any{"id": "has-owner", "name": "Has owner", "category": "Ownership", "definition": map[string]any{"json": "{}"}}})
+
+			list := ui.run("listTests", map[string]any{"input": map[string]any{"start": 0, "count": 10, "query": "owner"}})
+			if v, _ := pick(list, []string{"listTests", "tests", "*", "urn"}); asJSON(v) != `["urn:li:test:has-owner"]` {
+				t.Errorf("tests matching owner = %s", asJSON(list))
+			}
+			srv.gqlData(t, `mutation { updateTest(urn: "urn:li:test:has-owner", input: {name: "Has an owner", category: "Ownership", description: "someone answers", definition: {json: "{}"}}) }`, nil)
+			one := ui.run("getTest", map[string]any{"urn": "urn:li:test:has-owner"})
+			if got := asJSON(one["test"]); got != `{"category":"Ownership","definition":{"json":"{}"},"description":"someone answers","name":"Has an owner","urn":"urn:li:test:has-owner"}` {
+				t.Errorf("updated test = %s", got)
+			}
+
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", ds, "testResults", map[string]any{
+				"passing": []any{map[string]any{"test": "urn:li:test:has-description", "type": "SUCCESS"}},
+				"failing": []any{map[string]any{"test": "urn:li:test:has-owner", "type": "FAILURE"}}})})
+			res := srv.gqlData(t, `query { dataset(urn: "`+ds+`") { testResults { passing { type test { name } } failing { type test { name } } } } }`, nil)
+			if got := asJSON(res); got != `{"dataset":{"testResults":{"failing":[{"test":{"name":"Has an owner"},"type":"FAILURE"}],"passing":[{"test":{"name":"Has description"},"type":"SUCCESS"}]}}}` {
+				t.Errorf("test results = %s", got)
+			}
+			if got := asJSON(ui.run("deleteTest", map[string]any{"urn": "urn:li:test:has-owner"})); got != `{"deleteTest":true}` {
+				t.Errorf("deleteTest = %s", got)
+			}
+			if got := asJSON(ui.run("getTest", map[string]any{"urn": "urn:li:test:has-owner"})); got != `{"test":null}` {
+				t.Errorf("deleted test = %s", got)
+			}
+		})
+	}
+}

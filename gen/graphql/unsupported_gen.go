@@ -568,18 +568,6 @@ func (MutationUnsupported) BatchUpdateStepStates(ctx context.Context, input mode
 	return zero, model.Unsupported("Mutation.batchUpdateStepStates")
 }
 
-// CreateTest is not served by catalogd.
-func (MutationUnsupported) CreateTest(ctx context.Context, input model.CreateTestInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.createTest")
-}
-
-// DeleteTest is not served by catalogd.
-func (MutationUnsupported) DeleteTest(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteTest")
-}
-
 // LinkAssetVersion is not served by catalogd.
 func (MutationUnsupported) LinkAssetVersion(ctx context.Context, input model.LinkVersionInput) (*model.VersionSet, error) {
 	var zero *model.VersionSet
@@ -649,12 +637,6 @@ func (QueryUnsupported) ScrollAcrossLineage(ctx context.Context, input model.Scr
 func (QueryUnsupported) BrowseV2(ctx context.Context, input model.BrowseV2Input) (*model.BrowseResultsV2, error) {
 	var zero *model.BrowseResultsV2
 	return zero, model.Unsupported("Query.browseV2")
-}
-
-// ListTests is not served by catalogd.
-func (QueryUnsupported) ListTests(ctx context.Context, input model.ListTestsInput) (*model.ListTestsResult, error) {
-	var zero *model.ListTestsResult
-	return zero, model.Unsupported("Query.listTests")
 }
 
 // GetSchemaBlame is not served by catalogd.

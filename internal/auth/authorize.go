@@ -17,6 +17,8 @@ var entityPrivileges = map[string]string{
 	"dataHubSecret":          "MANAGE_SECRETS",
 	"dataHubRole":            PrivManagePolicies,
 	"inviteToken":            PrivManagePolicies,
+	"test":                   "MANAGE_TESTS",
+	"dataHubConnection":      "MANAGE_CONNECTIONS",
 }
 
 // aspectPrivileges are the specific edit privileges DataHub checks for an

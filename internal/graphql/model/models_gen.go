@@ -2212,6 +2212,13 @@ type UpdateStructuredPropertyInput struct {
 	Settings                 *StructuredPropertySettingsInput `json:"settings,omitempty"`
 }
 
+type UpdateTestInput struct {
+	Name        string               `json:"name"`
+	Category    string               `json:"category"`
+	Description *string              `json:"description,omitempty"`
+	Definition  *TestDefinitionInput `json:"definition"`
+}
+
 type UpdateTypeQualifierInput struct {
 	NewAllowedTypes []string `json:"newAllowedTypes,omitempty"`
 }
