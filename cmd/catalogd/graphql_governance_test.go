@@ -439,6 +439,19 @@ func TestAuthGovernance(t *testing.T) {
 	s.mustGQL(t, reader, raise, raiseVars, "raiseIncident", &urn)
 	s.mustGQL(t, reader, `mutation($u: String!) { updateIncidentStatus(urn: $u, input: {state: RESOLVED}) }`, map[string]any{"u": urn}, "updateIncidentStatus", nil)
 	s.mustGQL(t, reader, createProp, propVars, "createStructuredProperty", nil)
+	// Connections: only those who manage them see their secrets.
+	const upsert = `mutation($in: UpsertDataHubConnectionInput!) { upsertConnection(input: $in) { urn } }`
+	conn := map[string]any{"in": map[string]any{"id": "db", "type": "JSON", "platformUrn": "urn:li:dataPlatform:mysql", "json": map[string]any{"blob": "{}"}}}
+	s.denied(t, reader, upsert, conn, "upsertConnection")
+	// As in DataHub, not even the root user manages connections without a policy saying so.
+	s.denied(t, s.admin, upsert, conn, "upsertConnection")
+	s.mustGQL(t, s.admin, `mutation($in: PolicyUpdateInput!) { createPolicy(input: $in) }`, map[string]any{"in": map[string]any{
+		"type": "PLATFORM", "name": "Admins manage connections", "state": "ACTIVE", "description": "test", "privileges": []string{"MANAGE_CONNECTIONS"},
+		"actors": map[string]any{"users": []string{"urn:li:corpuser:datahub"}, "resourceOwners": false, "allUsers": false, "allGroups": false}}}, "createPolicy", nil)
+	s.mustGQL(t, s.admin, upsert, conn, "upsertConnection", nil)
+	if r := s.gql(t, reader, `{ connection(urn: "urn:li:dataHubConnection:db") { details { json { blob } } } }`, nil); len(r.Errors) == 0 || r.Errors[0].Extensions["type"] != "UNAUTHORIZED" {
+		t.Errorf("reader reading a connection's blob: %+v", r.Errors)
+	}
 	// The incident right is not a right to edit the dataset itself.
 	s.denied(t, reader, `mutation { updateDescription(input: {description: "x", resourceUrn: "`+ds+`"}) }`, nil, "updateDescription")
 }
@@ -725,6 +738,40 @@ func TestGraphQLMetadataTests(t *testing.T) {
 			if got := asJSON(ui.run("getTest", map[string]any{"urn": "urn:li:test:has-owner"})); got != `{"test":null}` {
 				t.Errorf("deleted test = %s", got)
 			}
+		})
+	}
+}
+
+// TestGraphQLConnections creates and replaces a connection with the UI's
+// operations; its blob is stored encrypted and shown decrypted.
+func TestGraphQLConnections(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			const blob = `{"account":"acme","password":"hunter2"}`
+			got := ui.run("upsertConnection", map[string]any{"input": map[string]any{"id": "snowflake-prod", "type": "JSON", "name": "Snowflake",
+				"platformUrn": "urn:li:dataPlatform:snowflake", "json": map[string]any{"blob": blob}}})
+			if v, _ := pick(got, []string{"upsertConnection", "details"}); asJSON(v) != `{"json":{"blob":"{\"account\":\"acme\",\"password\":\"hunter2\"}"},"type":"JSON"}` {
+				t.Errorf("upsertConnection details = %s", asJSON(v))
+			}
+			if v, _ := pick(got, []string{"upsertConnection", "urn"}); v != "urn:li:dataHubConnection:snowflake-prod" {
+				t.Errorf("upsertConnection urn = %v", v)
+			}
+			if v, _ := pick(got, []string{"upsertConnection", "platform", "urn"}); v != "urn:li:dataPlatform:snowflake" {
+				t.Errorf("connection platform = %v", v)
+			}
+			stored := string(srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape("urn:li:dataHubConnection:snowflake-prod"), nil))
+			if strings.Contains(stored, "hunter2") || !strings.Contains(stored, "encryptedBlob") {
+				t.Errorf("stored connection is not encrypted: %s", stored)
+			}
+			ui.run("upsertConnection", map[string]any{"input": map[string]any{"id": "snowflake-prod", "type": "JSON",
+				"platformUrn": "urn:li:dataPlatform:snowflake", "json": map[string]any{"blob": `{"account":"acme2"}`}}})
+			read := ui.run("connection", map[string]any{"urn": "urn:li:dataHubConnection:snowflake-prod"})
+			if v, _ := pick(read, []string{"connection", "details", "json", "blob"}); v != `{"account":"acme2"}` {
+				t.Errorf("connection blob after replacing = %v", v)
+			}
+			ui.fail("upsertConnection", map[string]any{"input": map[string]any{"type": "JSON", "platformUrn": "urn:li:corpuser:x", "json": map[string]any{"blob": "{}"}}}, "not a data platform URN")
 		})
 	}
 }

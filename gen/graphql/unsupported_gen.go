@@ -508,12 +508,6 @@ func (MutationUnsupported) UpdateDocPropagationSettings(ctx context.Context, inp
 	return zero, model.Unsupported("Mutation.updateDocPropagationSettings")
 }
 
-// UpsertConnection is not served by catalogd.
-func (MutationUnsupported) UpsertConnection(ctx context.Context, input model.UpsertDataHubConnectionInput) (*model.DataHubConnection, error) {
-	var zero *model.DataHubConnection
-	return zero, model.Unsupported("Mutation.upsertConnection")
-}
-
 // CreateSecret is not served by catalogd.
 func (MutationUnsupported) CreateSecret(ctx context.Context, input model.CreateSecretInput) (*string, error) {
 	var zero *string

@@ -7749,9 +7749,13 @@ func NewDataHubJSONConnection(v any, s *Scope) *DataHubJSONConnection {
 
 func (obj *DataHubJSONConnection) value() node { return obj.n }
 
-// Blob reads encryptedBlob.
-func (obj *DataHubJSONConnection) Blob() (string, error) {
-	return str(obj.n.get("encryptedBlob")), nil
+// Blob is computed by Computed.DataHubJSONConnectionBlob.
+func (obj *DataHubJSONConnection) Blob(ctx context.Context) (string, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return "", err
+	}
+	return c.DataHubJSONConnectionBlob(ctx, obj)
 }
 
 // DataHubPersona is the GraphQL type DataHubPersona, showing part of an aspect.
@@ -12325,6 +12329,7 @@ type Computed interface {
 	Contract(ctx context.Context, obj Entity) (*DataContract, error)
 	CustomAssertionInfoField(ctx context.Context, obj *CustomAssertionInfo) (*SchemaFieldRef, error)
 	DashboardStatsSummary(ctx context.Context, obj Entity) (*DashboardStatsSummary, error)
+	DataHubJSONConnectionBlob(ctx context.Context, obj *DataHubJSONConnection) (string, error)
 	DataHubViewDefinitionEntityTypes(ctx context.Context, obj *DataHubViewDefinition) ([]EntityType, error)
 	DataHubViewDefinitionFilter(ctx context.Context, obj *DataHubViewDefinition) (*DataHubViewFilter, error)
 	DataJobRuns(ctx context.Context, obj Entity, start *int, count *int) (*DataProcessInstanceResult, error)
