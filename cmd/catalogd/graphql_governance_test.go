@@ -452,6 +452,10 @@ func TestAuthGovernance(t *testing.T) {
 	if r := s.gql(t, reader, `{ connection(urn: "urn:li:dataHubConnection:db") { details { json { blob } } } }`, nil); len(r.Errors) == 0 || r.Errors[0].Extensions["type"] != "UNAUTHORIZED" {
 		t.Errorf("reader reading a connection's blob: %+v", r.Errors)
 	}
+	// Feature settings take MANAGE_FEATURES, which the root user has.
+	const docProp = `mutation { updateDocPropagationSettings(input: {docColumnPropagation: true}) }`
+	s.denied(t, reader, docProp, nil, "updateDocPropagationSettings")
+	s.mustGQL(t, s.admin, docProp, nil, "updateDocPropagationSettings", nil)
 	// The incident right is not a right to edit the dataset itself.
 	s.denied(t, reader, `mutation { updateDescription(input: {description: "x", resourceUrn: "`+ds+`"}) }`, nil, "updateDescription")
 }
@@ -772,6 +776,36 @@ func TestGraphQLConnections(t *testing.T) {
 				t.Errorf("connection blob after replacing = %v", v)
 			}
 			ui.fail("upsertConnection", map[string]any{"input": map[string]any{"type": "JSON", "platformUrn": "urn:li:corpuser:x", "json": map[string]any{"blob": "{}"}}}, "not a data platform URN")
+		})
+	}
+}
+
+// TestGraphQLDocPropagationSettings reads and changes the documentation
+// propagation settings as the UI's settings page does.
+func TestGraphQLDocPropagationSettings(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			read := func() string {
+				t.Helper()
+				return asJSON(ui.run("getDocPropagationSettings", nil))
+			}
+			if got := read(); got != `{"docPropagationSettings":{"docColumnPropagation":false}}` {
+				t.Errorf("initial settings = %s, want DataHub's default off", got)
+			}
+			for _, on := range []bool{true, false} {
+				if got := asJSON(ui.run("updateDocPropagationSettings", map[string]any{"input": map[string]any{"docColumnPropagation": on}})); got != `{"updateDocPropagationSettings":true}` {
+					t.Errorf("update = %s", got)
+				}
+				if got := read(); got != fmt.Sprintf(`{"docPropagationSettings":{"docColumnPropagation":%v}}`, on) {
+					t.Errorf("settings after setting %v = %s", on, got)
+				}
+			}
+			v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape("urn:li:globalSettings:0")+"?aspects=List(globalSettingsInfo)", nil))
+			if v, _ := pick(v2, []string{"aspects", "globalSettingsInfo", "value", "docPropagation"}); asJSON(v) != `{"columnPropagationEnabled":false,"enabled":true}` {
+				t.Errorf("stored settings = %s", asJSON(v))
+			}
 		})
 	}
 }

@@ -502,12 +502,6 @@ func (MutationUnsupported) UpdateGlobalViewsSettings(ctx context.Context, input 
 	return zero, model.Unsupported("Mutation.updateGlobalViewsSettings")
 }
 
-// UpdateDocPropagationSettings is not served by catalogd.
-func (MutationUnsupported) UpdateDocPropagationSettings(ctx context.Context, input model.UpdateDocPropagationSettingsInput) (bool, error) {
-	var zero bool
-	return zero, model.Unsupported("Mutation.updateDocPropagationSettings")
-}
-
 // CreateSecret is not served by catalogd.
 func (MutationUnsupported) CreateSecret(ctx context.Context, input model.CreateSecretInput) (*string, error) {
 	var zero *string
@@ -601,12 +595,6 @@ func (QueryUnsupported) GetHighlights(ctx context.Context) ([]*model.Highlight, 
 func (QueryUnsupported) GetMetadataAnalyticsCharts(ctx context.Context, input model.MetadataAnalyticsInput) ([]*model.AnalyticsChartGroup, error) {
 	var zero []*model.AnalyticsChartGroup
 	return zero, model.Unsupported("Query.getMetadataAnalyticsCharts")
-}
-
-// DocPropagationSettings is not served by catalogd.
-func (QueryUnsupported) DocPropagationSettings(ctx context.Context) (*model.DocPropagationSettings, error) {
-	var zero *model.DocPropagationSettings
-	return zero, model.Unsupported("Query.docPropagationSettings")
 }
 
 // ListSecrets is not served by catalogd.
