@@ -809,3 +809,63 @@ func TestGraphQLDocPropagationSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphQLForms creates a verification form asking for a structured
+// property, assigns it to a dataset, answers and verifies it, and deletes
+// it.
+func TestGraphQLForms(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,forms.orders,PROD)"
+	const prop = "urn:li:structuredProperty:steward"
+	const form = "urn:li:form:stewardship"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := newUIRunner(t, srv)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", ds, "datasetProperties", map[string]any{"name": "orders"})})
+			ui.run("createStructuredProperty", map[string]any{"input": map[string]any{"qualifiedName": "steward", "valueType": "urn:li:dataType:datahub.string",
+				"entityTypes": []string{"urn:li:entityType:datahub.dataset"}}})
+			created := srv.gqlData(t, `mutation($in: CreateFormInput!) { createForm(input: $in) { urn info { name type prompts { id type required structuredPropertyParams { structuredProperty { urn } } } } } }`,
+				map[string]any{"in": map[string]any{"id": "stewardship", "name": "Stewardship", "type": "VERIFICATION",
+					"prompts": []any{map[string]any{"id": "who", "title": "Who stewards it?", "type": "STRUCTURED_PROPERTY", "required": true, "structuredPropertyParams": map[string]any{"urn": prop}}}}})
+			if got := asJSON(created); got != `{"createForm":{"info":{"name":"Stewardship","prompts":[{"id":"who","required":true,"structuredPropertyParams":{"structuredProperty":{"urn":"`+prop+`"}},"type":"STRUCTURED_PROPERTY"}],"type":"VERIFICATION"},"urn":"`+form+`"}}` {
+				t.Errorf("createForm = %s", got)
+			}
+			srv.gqlData(t, `mutation { batchAssignForm(input: {formUrn: "`+form+`", entityUrns: ["`+ds+`"]}) }`, nil)
+			forms := func() string {
+				t.Helper()
+				d := srv.gqlData(t, `query { dataset(urn: "`+ds+`") { forms { incompleteForms { form { urn } } completedForms { form { urn } completedPrompts { id } } verifications { form { urn } } } } }`, nil)
+				v, _ := pick(d, []string{"dataset", "forms"})
+				return asJSON(v)
+			}
+			if got := forms(); got != `{"completedForms":[],"incompleteForms":[{"form":{"urn":"`+form+`"}}],"verifications":[]}` {
+				t.Errorf("forms after assignment = %s", got)
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, "incompleteForms", []string{form}, "EQUAL"); got != `["`+ds+`"]` {
+				t.Errorf("datasets with the form incomplete = %s", got)
+			}
+			ui.fail("verifyForm", map[string]any{"input": map[string]any{"formUrn": form, "entityUrn": ds}}, "has not been completed")
+			ui.run("submitFormPrompt", map[string]any{"urn": ds, "input": map[string]any{"promptId": "who", "formUrn": form, "type": "STRUCTURED_PROPERTY",
+				"structuredPropertyParams": map[string]any{"structuredPropertyUrn": prop, "values": []any{map[string]any{"stringValue": "jdoe"}}}}})
+			if got := forms(); got != `{"completedForms":[{"completedPrompts":[{"id":"who"}],"form":{"urn":"`+form+`"}}],"incompleteForms":[],"verifications":[]}` {
+				t.Errorf("forms after answering = %s", got)
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, "structuredProperties.steward", []string{"jdoe"}, "EQUAL"); got != `["`+ds+`"]` {
+				t.Errorf("datasets stewarded by jdoe = %s", got)
+			}
+			ui.run("verifyForm", map[string]any{"input": map[string]any{"formUrn": form, "entityUrn": ds}})
+			if got := forms(); !strings.Contains(got, `"verifications":[{"form":{"urn":"`+form+`"}}]`) {
+				t.Errorf("forms after verifying = %s", got)
+			}
+			ui.fail("submitFormPrompt", map[string]any{"urn": ds, "input": map[string]any{"promptId": "nope", "formUrn": form, "type": "STRUCTURED_PROPERTY"}}, "has no prompt nope")
+
+			srv.gqlData(t, `mutation { updateForm(input: {urn: "`+form+`", name: "Data stewardship", actors: {usersToAdd: ["urn:li:corpuser:jdoe"]}}) { urn } }`, nil)
+			if got := asJSON(srv.gqlData(t, `query { entity(urn: "`+form+`") { ... on Form { info { name } } } }`, nil)); got != `{"entity":{"info":{"name":"Data stewardship"}}}` {
+				t.Errorf("updated form = %s", got)
+			}
+			srv.gqlData(t, `mutation { deleteForm(input: {urn: "`+form+`"}) }`, nil)
+			if got := forms(); got != `{"completedForms":[],"incompleteForms":[],"verifications":[]}` {
+				t.Errorf("forms after the form's deletion = %s", got)
+			}
+		})
+	}
+}

@@ -478,18 +478,6 @@ func (MutationUnsupported) DeleteOwnershipType(ctx context.Context, urn string, 
 	return zero, model.Unsupported("Mutation.deleteOwnershipType")
 }
 
-// SubmitFormPrompt is not served by catalogd.
-func (MutationUnsupported) SubmitFormPrompt(ctx context.Context, urn string, input model.SubmitFormPromptInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.submitFormPrompt")
-}
-
-// VerifyForm is not served by catalogd.
-func (MutationUnsupported) VerifyForm(ctx context.Context, input model.VerifyFormInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.verifyForm")
-}
-
 // UpdateDisplayProperties is not served by catalogd.
 func (MutationUnsupported) UpdateDisplayProperties(ctx context.Context, urn string, input model.DisplayPropertiesUpdateInput) (*bool, error) {
 	var zero *bool

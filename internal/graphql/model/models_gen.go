@@ -260,6 +260,11 @@ type BatchAddTermsInput struct {
 	Resources []*ResourceRefInput `json:"resources"`
 }
 
+type BatchAssignFormInput struct {
+	FormUrn    string   `json:"formUrn"`
+	EntityUrns []string `json:"entityUrns"`
+}
+
 type BatchAssignRoleInput struct {
 	RoleUrn *string  `json:"roleUrn,omitempty"`
 	Actors  []string `json:"actors"`
@@ -271,6 +276,11 @@ type BatchGetStepStatesInput struct {
 
 type BatchGetStepStatesResult struct {
 	Results []*StepStateResult `json:"results"`
+}
+
+type BatchRemoveFormInput struct {
+	FormUrn    string   `json:"formUrn"`
+	EntityUrns []string `json:"entityUrns"`
 }
 
 type BatchRemoveOwnersInput struct {
@@ -524,6 +534,15 @@ type CreateDomainInput struct {
 	ParentDomain *string `json:"parentDomain,omitempty"`
 }
 
+type CreateFormInput struct {
+	ID          *string                   `json:"id,omitempty"`
+	Name        string                    `json:"name"`
+	Description *string                   `json:"description,omitempty"`
+	Type        *FormType                 `json:"type,omitempty"`
+	Prompts     []*CreatePromptInput      `json:"prompts,omitempty"`
+	Actors      *FormActorAssignmentInput `json:"actors,omitempty"`
+}
+
 type CreateGlossaryEntityInput struct {
 	ID          *string `json:"id,omitempty"`
 	Name        string  `json:"name"`
@@ -560,6 +579,15 @@ type CreatePostInput struct {
 	ResourceUrn     *string                 `json:"resourceUrn,omitempty"`
 	SubResourceType *SubResourceType        `json:"subResourceType,omitempty"`
 	SubResource     *string                 `json:"subResource,omitempty"`
+}
+
+type CreatePromptInput struct {
+	ID                       *string                        `json:"id,omitempty"`
+	Title                    string                         `json:"title"`
+	Description              *string                        `json:"description,omitempty"`
+	Type                     FormPromptType                 `json:"type"`
+	StructuredPropertyParams *StructuredPropertyParamsInput `json:"structuredPropertyParams,omitempty"`
+	Required                 *bool                          `json:"required,omitempty"`
 }
 
 type CreateQueryInput struct {
@@ -722,6 +750,10 @@ type DatasetUpdateInput struct {
 type DateRange struct {
 	Start string `json:"start"`
 	End   string `json:"end"`
+}
+
+type DeleteFormInput struct {
+	Urn string `json:"urn"`
 }
 
 type DeleteStructuredPropertyInput struct {
@@ -949,6 +981,20 @@ type FieldUsageCounts struct {
 
 type FilterInput struct {
 	And []*FacetFilterInput `json:"and"`
+}
+
+type FormActorAssignmentInput struct {
+	Owners *bool    `json:"owners,omitempty"`
+	Users  []string `json:"users,omitempty"`
+	Groups []string `json:"groups,omitempty"`
+}
+
+type FormActorAssignmentUpdateInput struct {
+	Owners         *bool    `json:"owners,omitempty"`
+	UsersToAdd     []string `json:"usersToAdd,omitempty"`
+	UsersToRemove  []string `json:"usersToRemove,omitempty"`
+	GroupsToAdd    []string `json:"groupsToAdd,omitempty"`
+	GroupsToRemove []string `json:"groupsToRemove,omitempty"`
 }
 
 type FreshnessContractInput struct {
@@ -1971,6 +2017,10 @@ type StructuredPropertyInputParams struct {
 	Values                []*PropertyValueInput `json:"values"`
 }
 
+type StructuredPropertyParamsInput struct {
+	Urn string `json:"urn"`
+}
+
 type StructuredPropertySettingsInput struct {
 	IsHidden            *bool `json:"isHidden,omitempty"`
 	ShowInSearchFilters *bool `json:"showInSearchFilters,omitempty"`
@@ -2097,6 +2147,16 @@ type UpdateDocPropagationSettingsInput struct {
 type UpdateEmbedInput struct {
 	Urn       string  `json:"urn"`
 	RenderURL *string `json:"renderUrl,omitempty"`
+}
+
+type UpdateFormInput struct {
+	Urn             string                          `json:"urn"`
+	Name            *string                         `json:"name,omitempty"`
+	Description     *string                         `json:"description,omitempty"`
+	Type            *FormType                       `json:"type,omitempty"`
+	PromptsToAdd    []*CreatePromptInput            `json:"promptsToAdd,omitempty"`
+	PromptsToRemove []string                        `json:"promptsToRemove,omitempty"`
+	Actors          *FormActorAssignmentUpdateInput `json:"actors,omitempty"`
 }
 
 type UpdateGlobalViewsSettingsInput struct {
