@@ -869,3 +869,49 @@ func TestGraphQLForms(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAPIV3Governance writes the governance entities through OpenAPI
+// v3 as terraform-provider-datahub does, and finds them through GraphQL:
+// a structured property and its value on a dataset (filterable in
+// search), a data product holding the dataset, an incident on it.
+func TestOpenAPIV3Governance(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,v3.orders,PROD)"
+	const prop = "urn:li:structuredProperty:io.acryl.tier"
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			post := func(entity string, body map[string]any) {
+				t.Helper()
+				srv.mustDo(t, 200, "POST", "/openapi/v3/entity/"+entity+"?async=false", []any{body})
+			}
+			post("structuredproperty", map[string]any{"urn": prop, "propertyDefinition": map[string]any{"value": map[string]any{
+				"qualifiedName": "io.acryl.tier", "valueType": "urn:li:dataType:datahub.string", "entityTypes": []string{"urn:li:entityType:datahub.dataset"},
+				"allowedValues": []any{map[string]any{"value": map[string]any{"string": "gold"}}, map[string]any{"value": map[string]any{"string": "bronze"}}}}}})
+			post("dataset", map[string]any{"urn": ds, "datasetProperties": map[string]any{"value": map[string]any{"name": "orders"}},
+				"structuredProperties": map[string]any{"value": map[string]any{"properties": []any{map[string]any{"propertyUrn": prop, "values": []any{map[string]any{"string": "gold"}}}}}}})
+			post("dataproduct", map[string]any{"urn": "urn:li:dataProduct:sales", "dataProductProperties": map[string]any{"value": map[string]any{
+				"name": "Sales", "assets": []any{map[string]any{"destinationUrn": ds}}}}})
+			post("incident", map[string]any{"urn": "urn:li:incident:late", "incidentInfo": map[string]any{"value": map[string]any{
+				"type": "FRESHNESS", "title": "late", "entities": []string{ds}, "status": map[string]any{"state": "ACTIVE", "lastUpdated": map[string]any{"time": 1, "actor": "urn:li:corpuser:datahub"}},
+				"created": map[string]any{"time": 1, "actor": "urn:li:corpuser:datahub"}}}})
+
+			if got := searchURNs(t, srv, []string{"DATASET"}, "structuredProperties.io.acryl.tier", []string{"gold"}, "EQUAL"); got != `["`+ds+`"]` {
+				t.Errorf("gold datasets = %s", got)
+			}
+			d := srv.gqlData(t, `query { dataset(urn: "`+ds+`") {
+				structuredProperties { properties { structuredProperty { urn definition { qualifiedName } } values { ... on StringValue { stringValue } } } }
+				incidents(start: 0, count: 10) { total incidents { title } } } }`, nil)
+			if got := asJSON(d); got != `{"dataset":{"incidents":{"incidents":[{"title":"late"}],"total":1},"structuredProperties":{"properties":[{"structuredProperty":{"definition":{"qualifiedName":"io.acryl.tier"},"urn":"`+prop+`"},"values":[{"stringValue":"gold"}]}]}}}` {
+				t.Errorf("dataset = %s", got)
+			}
+			assets := srv.gqlData(t, `query { listDataProductAssets(urn: "urn:li:dataProduct:sales", input: {query: "*", start: 0, count: 10}) { searchResults { entity { urn } } } }`, nil)
+			if v, _ := pick(assets, []string{"listDataProductAssets", "searchResults", "*", "entity", "urn"}); asJSON(v) != `["`+ds+`"]` {
+				t.Errorf("data product assets = %s", asJSON(assets))
+			}
+			got := decode(t, srv.mustDo(t, 200, "GET", "/openapi/v3/entity/structuredproperty/"+pathEscape(prop), nil))
+			if v, _ := pick(got, []string{"propertyDefinition", "value", "qualifiedName"}); v != "io.acryl.tier" {
+				t.Errorf("v3 read of the property = %s", asJSON(got))
+			}
+		})
+	}
+}
