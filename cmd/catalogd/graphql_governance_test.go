@@ -185,8 +185,13 @@ func TestGraphQLStructuredProperties(t *testing.T) {
 				!strings.Contains(asJSON(v), `{"numberValue":45}`) {
 				t.Errorf("updated definition = %s", asJSON(v))
 			}
-			ui.fail("updateStructuredProperty", map[string]any{"input": map[string]any{"urn": prop, "settings": map[string]any{"isHidden": true}}},
+			ui.fail("updateStructuredProperty", map[string]any{"input": map[string]any{"urn": prop, "displayName": "Hidden", "settings": map[string]any{"isHidden": true}}},
 				"Cannot have property isHidden = true")
+			// Nothing of a refused update is written.
+			def = ui.run("getStructuredProperty", map[string]any{"urn": prop})
+			if v, _ := pick(def, []string{"entity", "definition", "displayName"}); v != "Retention" {
+				t.Errorf("display name after a refused update = %v, want Retention", v)
+			}
 			got = ui.run("upsertStructuredProperties", upsert(45, 90))
 			if v, _ := pick(got, []string{"upsertStructuredProperties", "properties", "*", "values"}); asJSON(v) != `[[{"numberValue":45},{"numberValue":90}]]` {
 				t.Errorf("values after the update = %s", asJSON(v))

@@ -114,10 +114,25 @@ func (r *mutationResolver) UpdateStructuredProperty(ctx context.Context, in mode
 			return nil, invalidf("%q is not an entity type URN (urn:li:entityType:datahub.<name>)", t)
 		}
 	}
+	// A bad settings input fails the whole update before anything is
+	// written.
+	if in.Settings != nil {
+		cur, err := r.loaderOf(ctx).Aspect(ctx, in.Urn, "structuredPropertySettings")
+		if err != nil {
+			return nil, err
+		}
+		var s models.StructuredPropertySettings
+		if err := remarshal(orEmptyMap(cur), &s); err != nil {
+			return nil, err
+		}
+		if err := checkSettings(applySettings(s, in.Settings)); err != nil {
+			return nil, err
+		}
+	}
+	var failed error
 	var props []catalog.Proposal
 	if in.DisplayName != nil || in.Description != nil || in.Immutable != nil || in.TypeQualifier != nil ||
 		in.NewAllowedValues != nil || deref(in.SetCardinalityAsMultiple) || in.NewEntityTypes != nil {
-		var failed error
 		props = append(props, edited(in.Urn, "propertyDefinition", func(d *models.StructuredPropertyDefinition, found bool) bool {
 			if !found {
 				failed = invalidf("Attempting to update a structured property with no definition aspect.")
@@ -150,18 +165,12 @@ func (r *mutationResolver) UpdateStructuredProperty(ctx context.Context, in mode
 			d.LastModified = &st
 			return failed == nil
 		}))
-		if err := r.write(ctx, props...); err != nil {
-			return nil, err
-		}
-		if failed != nil {
-			return nil, failed
-		}
 	}
 	if in.Settings != nil {
-		var failed error
-		err := r.write(ctx, edited(in.Urn, "structuredPropertySettings", func(s *models.StructuredPropertySettings, _ bool) bool {
+		props = append(props, edited(in.Urn, "structuredPropertySettings", func(s *models.StructuredPropertySettings, _ bool) bool {
 			next := applySettings(*s, in.Settings)
-			if failed = checkSettings(next); failed != nil {
+			if err := checkSettings(next); err != nil {
+				failed = err // changed by another writer since the check above
 				return false
 			}
 			if !sameSettings(*s, next) {
@@ -171,12 +180,12 @@ func (r *mutationResolver) UpdateStructuredProperty(ctx context.Context, in mode
 			*s = next
 			return true
 		}))
-		if err != nil {
-			return nil, err
-		}
-		if failed != nil {
-			return nil, failed
-		}
+	}
+	if err := r.write(ctx, props...); err != nil {
+		return nil, err
+	}
+	if failed != nil {
+		return nil, failed
 	}
 	return &model.StructuredPropertyEntity{Urn: in.Urn}, nil
 }
@@ -496,4 +505,12 @@ func remarshal(v any, out any) error {
 		return err
 	}
 	return jsonUnmarshal(b, out)
+}
+
+// orEmptyMap is v, or an empty JSON object when v is nil.
+func orEmptyMap(v any) any {
+	if v == nil {
+		return map[string]any{}
+	}
+	return v
 }
