@@ -381,6 +381,20 @@ func TestGraphQLIncidents(t *testing.T) {
 			if got := len(incidents(users, nil)); got != 1 {
 				t.Errorf("users has %d incidents, want the custom one", got)
 			}
+			// The assets' incidentsSummary makes them searchable by their incidents.
+			summary := func(urn string) map[string]any {
+				t.Helper()
+				v2 := decode(t, srv.mustDo(t, 200, "GET", "/entitiesV2/"+pathEscape(urn)+"?aspects=List(incidentsSummary)", nil))
+				v, _ := pick(v2, []string{"aspects", "incidentsSummary", "value"})
+				m, _ := v.(map[string]any)
+				return m
+			}
+			if got := searchURNs(t, srv, []string{"DATASET"}, "hasActiveIncidents", []string{"true"}, "EQUAL"); got != asJSON([]string{orders, users}) && got != asJSON([]string{users, orders}) {
+				t.Errorf("datasets with active incidents = %s", got)
+			}
+			if v, _ := pick(summary(orders), []string{"activeIncidentDetails", "*", "type"}); asJSON(v) != `["FRESHNESS","Ownership"]` {
+				t.Errorf("orders' active incident types = %s", asJSON(v))
+			}
 
 			ui.run("updateIncidentStatus", map[string]any{"urn": first, "input": map[string]any{"state": "RESOLVED", "stage": "FIXED", "message": "backfilled"}})
 			if got := len(incidents(orders, "ACTIVE")); got != 1 {
@@ -389,6 +403,9 @@ func TestGraphQLIncidents(t *testing.T) {
 			resolved := incidents(orders, "RESOLVED")
 			if v, _ := pick(resolved, []string{"0", "status"}); !strings.Contains(asJSON(v), `"message":"backfilled"`) || !strings.Contains(asJSON(v), `"stage":"FIXED"`) {
 				t.Errorf("resolved incident's status = %s", asJSON(v))
+			}
+			if v, _ := pick(summary(orders), []string{"resolvedIncidentDetails", "*", "urn"}); asJSON(v) != `["`+first+`"]` {
+				t.Errorf("orders' resolved incidents = %s", asJSON(v))
 			}
 			ui.fail("updateIncidentStatus", map[string]any{"urn": "urn:li:incident:none", "input": map[string]any{"state": "RESOLVED"}}, "Incident does not exist")
 
@@ -400,6 +417,12 @@ func TestGraphQLIncidents(t *testing.T) {
 			moved := incidents(users, "RESOLVED")
 			if len(moved) != 1 {
 				t.Fatalf("users' resolved incidents = %s", asJSON(moved))
+			}
+			if v, _ := pick(summary(orders), []string{"resolvedIncidentDetails"}); v != nil && asJSON(v) != `[]` {
+				t.Errorf("orders' resolved incidents after the incident moved = %s", asJSON(v))
+			}
+			if v, _ := pick(summary(users), []string{"resolvedIncidentDetails", "*", "urn"}); asJSON(v) != `["`+first+`"]` {
+				t.Errorf("users' resolved incidents = %s", asJSON(v))
 			}
 			if v, _ := pick(moved, []string{"0", "title"}); v != "Late users" {
 				t.Errorf("updated title = %v", v)

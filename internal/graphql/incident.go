@@ -75,7 +75,7 @@ func (r *mutationResolver) RaiseIncident(ctx context.Context, in model.RaiseInci
 		return nil, err
 	}
 	p.ChangeType = catalog.CreateEntity
-	if err := r.write(ctx, p); err != nil {
+	if err := r.write(ctx, append([]catalog.Proposal{p}, r.summarize(urn, info, nil)...)...); err != nil {
 		return nil, err
 	}
 	return &urn, nil
@@ -143,7 +143,9 @@ func (r *mutationResolver) UpdateIncidentStatus(ctx context.Context, urn string,
 		return nil, err
 	}
 	st := stamp(ctx)
-	err = r.write(ctx, edited(urn, "incidentInfo", func(v *models.IncidentInfo, found bool) bool {
+	next := info
+	next.Status = models.IncidentStatus{State: models.IncidentState(in.State), LastUpdated: st}
+	err = r.write(ctx, append([]catalog.Proposal{edited(urn, "incidentInfo", func(v *models.IncidentInfo, found bool) bool {
 		if !found {
 			return false
 		}
@@ -157,7 +159,7 @@ func (r *mutationResolver) UpdateIncidentStatus(ctx context.Context, urn string,
 		}
 		v.Status = models.IncidentStatus{State: models.IncidentState(in.State), Stage: stage, Message: msg, LastUpdated: st}
 		return true
-	}))
+	})}, r.summarize(urn, next, info.Entities)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +185,18 @@ func (r *mutationResolver) UpdateIncident(ctx context.Context, urn string, in mo
 		return nil, err
 	}
 	st := stamp(ctx)
-	err = r.write(ctx, edited(urn, "incidentInfo", func(v *models.IncidentInfo, found bool) bool {
+	next := info
+	if in.Status != nil {
+		next.Status = incidentStatus(in.Status, st)
+	}
+	if len(in.ResourceUrns) > 0 {
+		next.Entities = uniq(in.ResourceUrns)
+	}
+	next.Priority = nil
+	if in.Priority != nil {
+		next.Priority = ptr(incidentPriorityNumbers[*in.Priority])
+	}
+	err = r.write(ctx, append([]catalog.Proposal{edited(urn, "incidentInfo", func(v *models.IncidentInfo, found bool) bool {
 		if !found {
 			return false
 		}
@@ -208,9 +221,55 @@ func (r *mutationResolver) UpdateIncident(ctx context.Context, urn string, in mo
 		}
 		v.Assignees = incidentAssignees(in.AssigneeUrns, st)
 		return true
-	}))
+	})}, r.summarize(urn, next, info.Entities)...)...)
 	if err != nil {
 		return nil, err
 	}
 	return yes, nil
+}
+
+// summarize returns the edits of the incidentsSummary of the assets an
+// incident was on (before) and is on (info.Entities), as DataHub keeps it:
+// the incident among the active ones of its assets, or the resolved ones,
+// and off the assets it left. Assets whose type has no summary are left
+// out.
+func (r *Resolver) summarize(incident string, info models.IncidentInfo, before []string) []catalog.Proposal {
+	detail := models.IncidentSummaryDetails{Urn: incident, Type: string(info.Type), CreatedAt: info.Created.Time, Priority: info.Priority}
+	if info.Type == models.IncidentType(model.IncidentTypeCustom) && info.CustomType != nil {
+		detail.Type = *info.CustomType
+	}
+	resolved := info.Status.State == models.IncidentState(model.IncidentStateResolved)
+	if resolved {
+		detail.ResolvedAt = ptr(info.Status.LastUpdated.Time)
+	}
+	var out []catalog.Proposal
+	for _, asset := range uniq(append(slices.Clone(before), info.Entities...)) {
+		ent := r.reg.Entity(urnType(asset))
+		if ent == nil || !slices.Contains(ent.Aspects, "incidentsSummary") {
+			continue
+		}
+		on := slices.Contains(info.Entities, asset)
+		out = append(out, edited(asset, "incidentsSummary", func(s *models.IncidentsSummary, found bool) bool {
+			other := func(d models.IncidentSummaryDetails) bool { return d.Urn == incident }
+			s.ActiveIncidentDetails = slices.DeleteFunc(s.ActiveIncidentDetails, other)
+			s.ResolvedIncidentDetails = slices.DeleteFunc(s.ResolvedIncidentDetails, other)
+			s.ActiveIncidents = slices.DeleteFunc(s.ActiveIncidents, func(u string) bool { return u == incident })
+			s.ResolvedIncidents = slices.DeleteFunc(s.ResolvedIncidents, func(u string) bool { return u == incident })
+			switch {
+			case !on:
+			case resolved:
+				s.ResolvedIncidentDetails = append(s.ResolvedIncidentDetails, detail)
+			default:
+				s.ActiveIncidentDetails = append(s.ActiveIncidentDetails, detail)
+			}
+			if s.ActiveIncidentDetails == nil {
+				s.ActiveIncidentDetails = []models.IncidentSummaryDetails{}
+			}
+			if s.ResolvedIncidentDetails == nil {
+				s.ResolvedIncidentDetails = []models.IncidentSummaryDetails{}
+			}
+			return found || on
+		}))
+	}
+	return out
 }
