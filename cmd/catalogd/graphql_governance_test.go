@@ -115,6 +115,10 @@ func TestGraphQLStructuredProperties(t *testing.T) {
 				"valueType": "urn:li:dataType:datahub.string", "entityTypes": []string{"urn:li:entityType:datahub.dataset"},
 				"settings": map[string]any{"isHidden": true, "showInAssetSummary": true}}}, "Cannot have property isHidden = true")
 
+			found := ui.run("searchStructuredProperties", map[string]any{"query": "retention", "start": 0, "count": 10})
+			if v, _ := pick(found, []string{"searchAcrossEntities", "searchResults", "*", "entity", "urn"}); asJSON(v) != `["`+prop+`"]` {
+				t.Errorf("searchStructuredProperties retention = %s", asJSON(found))
+			}
 			def := ui.run("getStructuredProperty", map[string]any{"urn": prop})
 			for path, want := range map[string]string{
 				"entity.definition.qualifiedName":           `"io.acryl.privacy.retentionTime"`,
@@ -256,6 +260,12 @@ func TestGraphQLDataProducts(t *testing.T) {
 			ui.fail("createDataProduct", map[string]any{"input": map[string]any{"domainUrn": "urn:li:domain:none",
 				"properties": map[string]any{"name": "x"}}}, "The Domain provided dos not exist")
 			ui.run("createDataProduct", create("churn", "Churn"))
+			// The domain's data products tab.
+			dps := ui.run("getDataProductsList", map[string]any{"input": map[string]any{"types": []string{"DATA_PRODUCT"}, "query": "*", "start": 0, "count": 10,
+				"orFilters": []any{map[string]any{"and": []any{map[string]any{"field": "domains", "values": []string{"urn:li:domain:sales"}}}}}}})
+			if v, _ := pick(dps, []string{"searchAcrossEntities", "searchResults", "*", "entity", "properties", "name"}); asJSON(v) != `["Churn","Revenue"]` && asJSON(v) != `["Revenue","Churn"]` {
+				t.Errorf("the domain's data products = %s", asJSON(v))
+			}
 
 			ui.run("batchSetDataProduct", map[string]any{"input": map[string]any{"dataProductUrn": "urn:li:dataProduct:revenue", "resourceUrns": []string{orders, users}}})
 			assets := func(dp string) string {
@@ -306,6 +316,13 @@ func TestGraphQLDataProducts(t *testing.T) {
 				t.Fatalf("created application %s", asJSON(got))
 			}
 			ui.run("batchSetApplication", map[string]any{"input": map[string]any{"applicationUrn": "urn:li:application:billing", "resourceUrns": []string{orders}}})
+			apps := ui.run("getApplicationsList", map[string]any{"input": map[string]any{"types": []string{"APPLICATION"}, "query": "*", "start": 0, "count": 10}})
+			if v, _ := pick(apps, []string{"searchAcrossEntities", "searchResults", "*", "entity", "urn"}); asJSON(v) != `["urn:li:application:billing"]` {
+				t.Errorf("applications = %s", asJSON(v))
+			}
+			if v, _ := pick(ui.run("getApplication", map[string]any{"urn": "urn:li:application:billing"}), []string{"application", "properties", "name"}); v != "Billing" {
+				t.Errorf("getApplication name = %v", v)
+			}
 			app := srv.gqlData(t, `query { dataset(urn: "`+orders+`") { application { application { urn properties { name } } } } }`, nil)
 			if got := asJSON(app); got != `{"dataset":{"application":{"application":{"properties":{"name":"Billing"},"urn":"urn:li:application:billing"}}}}` {
 				t.Errorf("orders' application = %s", got)
