@@ -2,46 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/catalogd/catalogd/internal/contract"
 )
-
-// uiRunner runs the web UI's operations by name, exactly as the UI sends
-// them, failing the test on any error.
-type uiRunner struct {
-	srv  *testServer
-	byID map[string]contract.UIOperation
-}
-
-func newUIRunner(t *testing.T, srv *testServer) *uiRunner {
-	t.Helper()
-	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
-	if err != nil {
-		t.Skipf("DataHub's web UI documents: %v", err)
-	}
-	u := &uiRunner{srv: srv, byID: map[string]contract.UIOperation{}}
-	for _, op := range ops {
-		u.byID[op.Name] = op
-	}
-	return u
-}
-
-func (u *uiRunner) run(t *testing.T, name string, vars map[string]any) map[string]any {
-	t.Helper()
-	op, ok := u.byID[name]
-	if !ok {
-		t.Fatalf("%s: not an operation of the UI", name)
-	}
-	r := u.srv.gql(t, op.Text(), vars)
-	if len(r.Errors) > 0 {
-		t.Fatalf("%s: %v", name, r.Errors)
-	}
-	return r.Data
-}
 
 // searchInput is the input the search page sends.
 func searchInput(query string, orFilters []any, extra map[string]any) map[string]any {
@@ -115,7 +79,7 @@ func TestGraphQLSearchPage(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			srv := startServer(t, st.args...)
 			replay := replaySamples(t, srv)
-			ui := newUIRunner(t, srv)
+			ui := loadUIOps(t, srv)
 			stamp := map[string]any{"time": 1700000000000, "actor": "urn:li:corpuser:datahub"}
 			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
 				seed("urn:li:chart:(looker,bars)", "chart", "chartInfo", map[string]any{"title": "Bars", "description": "a bar chart", "type": "BAR",
@@ -274,7 +238,7 @@ func TestGraphQLBrowseV2(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			srv := startServer(t, st.args...)
 			replaySamples(t, srv)
-			ui := newUIRunner(t, srv)
+			ui := loadUIOps(t, srv)
 			browse := func(path []string, filters []any) map[string]any {
 				t.Helper()
 				d := ui.run(t, "getBrowseResultsV2", map[string]any{"input": map[string]any{"type": "DATASET", "path": path, "start": 0, "count": 20,
@@ -342,7 +306,7 @@ func TestGraphQLViews(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			srv := startServer(t, st.args...)
 			replaySamples(t, srv)
-			ui := newUIRunner(t, srv)
+			ui := loadUIOps(t, srv)
 			hive := map[string]any{"viewType": "PERSONAL", "name": "Hive datasets", "description": "only hive",
 				"definition": map[string]any{"entityTypes": []any{"DATASET"}, "filter": map[string]any{"operator": "AND",
 					"filters": []any{map[string]any{"field": "platform", "values": []any{"urn:li:dataPlatform:hive"}, "condition": "EQUAL", "negated": false}}}}}
@@ -401,7 +365,7 @@ func TestGraphQLViews(t *testing.T) {
 			if got, _ := pick(ui.run(t, "getMe", nil), []string{"me", "corpUser", "settings", "views", "defaultView", "urn"}); got != view {
 				t.Errorf("my default view = %v, want %s", got, view)
 			}
-			if r := srv.gql(t, ui.byID["updateGlobalViewsSettings"].Text(), map[string]any{"input": map[string]any{"defaultView": view}}); len(r.Errors) == 0 {
+			if r := srv.gql(t, ui.docs.text(t, "updateGlobalViewsSettings"), map[string]any{"input": map[string]any{"defaultView": view}}); len(r.Errors) == 0 {
 				t.Errorf("a personal view became the global default")
 			}
 			global := hive
@@ -420,7 +384,7 @@ func TestGraphQLViews(t *testing.T) {
 			if n, _ := pick(ui.run(t, "listMyViews", map[string]any{"start": 0, "count": 10, "viewType": "PERSONAL"}), []string{"listMyViews", "total"}); jsonNum(n) != 0 {
 				t.Errorf("personal views after deleting = %v", n)
 			}
-			if r := srv.gql(t, ui.byID["updateView"].Text(), map[string]any{"urn": view, "input": map[string]any{"name": "x"}}); len(r.Errors) == 0 {
+			if r := srv.gql(t, ui.docs.text(t, "updateView"), map[string]any{"urn": view, "input": map[string]any{"name": "x"}}); len(r.Errors) == 0 {
 				t.Errorf("a deleted view was updated")
 			}
 
@@ -443,7 +407,7 @@ func TestGraphQLViews(t *testing.T) {
 func TestGraphQLSearchFlags(t *testing.T) {
 	srv := startServer(t)
 	replaySamples(t, srv)
-	ui := newUIRunner(t, srv)
+	ui := loadUIOps(t, srv)
 	const old, gone = "urn:li:dataset:(urn:li:dataPlatform:hive,zzold_orders,PROD)", "urn:li:dataset:(urn:li:dataPlatform:hive,zzgone_orders,PROD)"
 	srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
 		seed(old, "dataset", "datasetProperties", map[string]any{"name": "zzold_orders"}),

@@ -9,12 +9,15 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// dataHubAppDir is a build of DataHub's web app (see the README), beside
-// the project like the samples; browser tests of the real app skip without
-// it.
+// dataHubAppDir is a build of DataHub's web app (see the README):
+// CATALOGD_TEST_UI_DIR, by default ui/dist beside the project like the
+// samples; browser tests of the real app skip without it.
 func dataHubAppDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "ui", "dist")
+	dir := os.Getenv("CATALOGD_TEST_UI_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "ui", "dist")
+	}
 	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
 		t.Skipf("DataHub's web app not built at %s: %v", dir, err)
 	}

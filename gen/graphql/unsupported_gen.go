@@ -340,12 +340,6 @@ func (MutationUnsupported) BatchUpdateDeprecation(ctx context.Context, input mod
 	return zero, model.Unsupported("Mutation.batchUpdateDeprecation")
 }
 
-// DeleteAssertion is not served by catalogd.
-func (MutationUnsupported) DeleteAssertion(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteAssertion")
-}
-
 // BatchUpdateSoftDeleted is not served by catalogd.
 func (MutationUnsupported) BatchUpdateSoftDeleted(ctx context.Context, input model.BatchUpdateSoftDeletedInput) (*bool, error) {
 	var zero *bool
@@ -364,196 +358,16 @@ func (MutationUnsupported) UpdateEmbed(ctx context.Context, input model.UpdateEm
 	return zero, model.Unsupported("Mutation.updateEmbed")
 }
 
-// CreateQuery is not served by catalogd.
-func (MutationUnsupported) CreateQuery(ctx context.Context, input model.CreateQueryInput) (*model.QueryEntity, error) {
-	var zero *model.QueryEntity
-	return zero, model.Unsupported("Mutation.createQuery")
-}
-
-// UpdateQuery is not served by catalogd.
-func (MutationUnsupported) UpdateQuery(ctx context.Context, urn string, input model.UpdateQueryInput) (*model.QueryEntity, error) {
-	var zero *model.QueryEntity
-	return zero, model.Unsupported("Mutation.updateQuery")
-}
-
-// DeleteQuery is not served by catalogd.
-func (MutationUnsupported) DeleteQuery(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteQuery")
-}
-
-// CreateDataProduct is not served by catalogd.
-func (MutationUnsupported) CreateDataProduct(ctx context.Context, input model.CreateDataProductInput) (*model.DataProduct, error) {
-	var zero *model.DataProduct
-	return zero, model.Unsupported("Mutation.createDataProduct")
-}
-
-// UpdateDataProduct is not served by catalogd.
-func (MutationUnsupported) UpdateDataProduct(ctx context.Context, urn string, input model.UpdateDataProductInput) (*model.DataProduct, error) {
-	var zero *model.DataProduct
-	return zero, model.Unsupported("Mutation.updateDataProduct")
-}
-
-// DeleteDataProduct is not served by catalogd.
-func (MutationUnsupported) DeleteDataProduct(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteDataProduct")
-}
-
-// BatchSetDataProduct is not served by catalogd.
-func (MutationUnsupported) BatchSetDataProduct(ctx context.Context, input model.BatchSetDataProductInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchSetDataProduct")
-}
-
-// CreateApplication is not served by catalogd.
-func (MutationUnsupported) CreateApplication(ctx context.Context, input model.CreateApplicationInput) (*model.Application, error) {
-	var zero *model.Application
-	return zero, model.Unsupported("Mutation.createApplication")
-}
-
-// DeleteApplication is not served by catalogd.
-func (MutationUnsupported) DeleteApplication(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteApplication")
-}
-
-// BatchSetApplication is not served by catalogd.
-func (MutationUnsupported) BatchSetApplication(ctx context.Context, input model.BatchSetApplicationInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchSetApplication")
-}
-
-// SubmitFormPrompt is not served by catalogd.
-func (MutationUnsupported) SubmitFormPrompt(ctx context.Context, urn string, input model.SubmitFormPromptInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.submitFormPrompt")
-}
-
-// VerifyForm is not served by catalogd.
-func (MutationUnsupported) VerifyForm(ctx context.Context, input model.VerifyFormInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.verifyForm")
-}
-
-// CreateBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) CreateBusinessAttribute(ctx context.Context, input model.CreateBusinessAttributeInput) (*model.BusinessAttribute, error) {
-	var zero *model.BusinessAttribute
-	return zero, model.Unsupported("Mutation.createBusinessAttribute")
-}
-
-// DeleteBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) DeleteBusinessAttribute(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteBusinessAttribute")
-}
-
-// UpdateBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) UpdateBusinessAttribute(ctx context.Context, urn string, input model.UpdateBusinessAttributeInput) (*model.BusinessAttribute, error) {
-	var zero *model.BusinessAttribute
-	return zero, model.Unsupported("Mutation.updateBusinessAttribute")
-}
-
-// AddBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) AddBusinessAttribute(ctx context.Context, input model.AddBusinessAttributeInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.addBusinessAttribute")
-}
-
-// RemoveBusinessAttribute is not served by catalogd.
-func (MutationUnsupported) RemoveBusinessAttribute(ctx context.Context, input model.AddBusinessAttributeInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.removeBusinessAttribute")
-}
-
 // UpdateDisplayProperties is not served by catalogd.
 func (MutationUnsupported) UpdateDisplayProperties(ctx context.Context, urn string, input model.DisplayPropertiesUpdateInput) (*bool, error) {
 	var zero *bool
 	return zero, model.Unsupported("Mutation.updateDisplayProperties")
 }
 
-// UpdateDocPropagationSettings is not served by catalogd.
-func (MutationUnsupported) UpdateDocPropagationSettings(ctx context.Context, input model.UpdateDocPropagationSettingsInput) (bool, error) {
-	var zero bool
-	return zero, model.Unsupported("Mutation.updateDocPropagationSettings")
-}
-
-// UpsertConnection is not served by catalogd.
-func (MutationUnsupported) UpsertConnection(ctx context.Context, input model.UpsertDataHubConnectionInput) (*model.DataHubConnection, error) {
-	var zero *model.DataHubConnection
-	return zero, model.Unsupported("Mutation.upsertConnection")
-}
-
-// UpsertDataContract is not served by catalogd.
-func (MutationUnsupported) UpsertDataContract(ctx context.Context, urn *string, input model.UpsertDataContractInput) (*model.DataContract, error) {
-	var zero *model.DataContract
-	return zero, model.Unsupported("Mutation.upsertDataContract")
-}
-
-// RaiseIncident is not served by catalogd.
-func (MutationUnsupported) RaiseIncident(ctx context.Context, input model.RaiseIncidentInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.raiseIncident")
-}
-
-// UpdateIncidentStatus is not served by catalogd.
-func (MutationUnsupported) UpdateIncidentStatus(ctx context.Context, urn string, input model.IncidentStatusInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateIncidentStatus")
-}
-
-// UpdateIncident is not served by catalogd.
-func (MutationUnsupported) UpdateIncident(ctx context.Context, urn string, input model.UpdateIncidentInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateIncident")
-}
-
 // RollbackIngestion is not served by catalogd.
 func (MutationUnsupported) RollbackIngestion(ctx context.Context, input model.RollbackIngestionInput) (*string, error) {
 	var zero *string
 	return zero, model.Unsupported("Mutation.rollbackIngestion")
-}
-
-// UpsertStructuredProperties is not served by catalogd.
-func (MutationUnsupported) UpsertStructuredProperties(ctx context.Context, input model.UpsertStructuredPropertiesInput) (*model.StructuredProperties, error) {
-	var zero *model.StructuredProperties
-	return zero, model.Unsupported("Mutation.upsertStructuredProperties")
-}
-
-// RemoveStructuredProperties is not served by catalogd.
-func (MutationUnsupported) RemoveStructuredProperties(ctx context.Context, input model.RemoveStructuredPropertiesInput) (*model.StructuredProperties, error) {
-	var zero *model.StructuredProperties
-	return zero, model.Unsupported("Mutation.removeStructuredProperties")
-}
-
-// CreateStructuredProperty is not served by catalogd.
-func (MutationUnsupported) CreateStructuredProperty(ctx context.Context, input model.CreateStructuredPropertyInput) (*model.StructuredPropertyEntity, error) {
-	var zero *model.StructuredPropertyEntity
-	return zero, model.Unsupported("Mutation.createStructuredProperty")
-}
-
-// UpdateStructuredProperty is not served by catalogd.
-func (MutationUnsupported) UpdateStructuredProperty(ctx context.Context, input model.UpdateStructuredPropertyInput) (*model.StructuredPropertyEntity, error) {
-	var zero *model.StructuredPropertyEntity
-	return zero, model.Unsupported("Mutation.updateStructuredProperty")
-}
-
-// DeleteStructuredProperty is not served by catalogd.
-func (MutationUnsupported) DeleteStructuredProperty(ctx context.Context, input model.DeleteStructuredPropertyInput) (bool, error) {
-	var zero bool
-	return zero, model.Unsupported("Mutation.deleteStructuredProperty")
-}
-
-// CreateTest is not served by catalogd.
-func (MutationUnsupported) CreateTest(ctx context.Context, input model.CreateTestInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.createTest")
-}
-
-// DeleteTest is not served by catalogd.
-func (MutationUnsupported) DeleteTest(ctx context.Context, urn string) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.deleteTest")
 }
 
 // LinkAssetVersion is not served by catalogd.
@@ -573,18 +387,6 @@ func (MutationUnsupported) UnlinkAssetVersion(ctx context.Context, input model.U
 // Query embeds it.
 type QueryUnsupported struct{}
 
-// ListQueries is not served by catalogd.
-func (QueryUnsupported) ListQueries(ctx context.Context, input model.ListQueriesInput) (*model.ListQueriesResult, error) {
-	var zero *model.ListQueriesResult
-	return zero, model.Unsupported("Query.listQueries")
-}
-
-// ListBusinessAttributes is not served by catalogd.
-func (QueryUnsupported) ListBusinessAttributes(ctx context.Context, input model.ListBusinessAttributesInput) (*model.ListBusinessAttributesResult, error) {
-	var zero *model.ListBusinessAttributesResult
-	return zero, model.Unsupported("Query.listBusinessAttributes")
-}
-
 // GetAnalyticsCharts is not served by catalogd.
 func (QueryUnsupported) GetAnalyticsCharts(ctx context.Context) ([]*model.AnalyticsChartGroup, error) {
 	var zero []*model.AnalyticsChartGroup
@@ -601,16 +403,4 @@ func (QueryUnsupported) GetHighlights(ctx context.Context) ([]*model.Highlight, 
 func (QueryUnsupported) GetMetadataAnalyticsCharts(ctx context.Context, input model.MetadataAnalyticsInput) ([]*model.AnalyticsChartGroup, error) {
 	var zero []*model.AnalyticsChartGroup
 	return zero, model.Unsupported("Query.getMetadataAnalyticsCharts")
-}
-
-// DocPropagationSettings is not served by catalogd.
-func (QueryUnsupported) DocPropagationSettings(ctx context.Context) (*model.DocPropagationSettings, error) {
-	var zero *model.DocPropagationSettings
-	return zero, model.Unsupported("Query.docPropagationSettings")
-}
-
-// ListTests is not served by catalogd.
-func (QueryUnsupported) ListTests(ctx context.Context, input model.ListTestsInput) (*model.ListTestsResult, error) {
-	var zero *model.ListTestsResult
-	return zero, model.Unsupported("Query.listTests")
 }

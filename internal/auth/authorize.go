@@ -20,6 +20,8 @@ var entityPrivileges = map[string]string{
 	"dataHubRole":             PrivManagePolicies,
 	"inviteToken":             PrivManagePolicies,
 	"post":                    PrivManageGlobalAnnouncements,
+	"test":                    "MANAGE_TESTS",
+	"dataHubConnection":       "MANAGE_CONNECTIONS",
 }
 
 // aspectPrivileges are the specific edit privileges DataHub checks for an
@@ -39,6 +41,7 @@ var aspectPrivileges = map[string]string{
 	"editableChartProperties":     "EDIT_ENTITY_DOCS",
 	"editableDashboardProperties": "EDIT_ENTITY_DOCS",
 	"structuredProperties":        "EDIT_ENTITY_PROPERTIES",
+	"applications":                "EDIT_ENTITY_APPLICATIONS_PRIVILEGE",
 }
 
 // managerPrivileges are platform privileges that allow writing every entity
@@ -51,6 +54,11 @@ var managerPrivileges = map[string]string{
 	"corpuser":      PrivManageUsers,
 	"corpGroup":     PrivManageUsers,
 	"ownershipType": "MANAGE_GLOBAL_OWNERSHIP_TYPES",
+	// Governance entities, each managed by its platform privilege.
+	"structuredProperty": "MANAGE_STRUCTURED_PROPERTIES",
+	"form":               "MANAGE_DOCUMENTATION_FORMS",
+	"businessAttribute":  "MANAGE_BUSINESS_ATTRIBUTE",
+	"dataProduct":        "MANAGE_DATA_PRODUCTS",
 }
 
 // selfAspects are the aspects of a user that the user may always write on

@@ -61,6 +61,14 @@ type SearchableSpec struct {
 	SystemModifiedAtFieldName    string
 	IncludeQueryEmptyAggregation bool
 	FieldNameAliases             []string
+	// KeyPath, when set, makes one field per element found at Path rather
+	// than one field: the element's value at KeyPath (the id of a URN)
+	// names the field FieldName.<key>, dots in the key written as
+	// underscores, and holds the element's values at ValuePath, a
+	// one-member union unwrapped. DataHub indexes structured property
+	// values this way, a field per property.
+	KeyPath   string
+	ValuePath string
 }
 
 // RelationshipSpec is one resolved x-relationship annotation: every URN found

@@ -514,6 +514,13 @@ func (m *Model) parseAnnotations(f *File) {
 				HasValuesFieldName: sj.HasValuesFieldName, NumValuesFieldName: sj.NumValuesFieldName,
 				IncludeSystemModifiedAt: sj.IncludeSystemModifiedAt, SystemModifiedAtFieldName: sj.SystemModifiedAtFieldName,
 				IncludeQueryEmptyAggregation: sj.IncludeQueryEmptyAggregation, FieldNameAliases: sj.FieldNameAliases,
+				KeyPath: sj.KeyPath, ValuePath: sj.ValuePath,
+			}
+			if (sj.KeyPath == "") != (sj.ValuePath == "") {
+				m.errorf("%s: keyPath and valuePath go together", where)
+			} else if sj.KeyPath != "" {
+				m.checkPath(f, where, "keyPath", sj.Path+"/"+sj.KeyPath)
+				m.checkPath(f, where, "valuePath", sj.Path+"/"+sj.ValuePath)
 			}
 			if sj.BoostScore != nil {
 				spec.BoostScore = *sj.BoostScore

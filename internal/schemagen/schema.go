@@ -146,6 +146,8 @@ type searchableJSON struct {
 	NumValuesFieldName           string   `json:"numValuesFieldName"`
 	SystemModifiedAtFieldName    string   `json:"systemModifiedAtFieldName"`
 	FieldNameAliases             []string `json:"fieldNameAliases"`
+	KeyPath                      string   `json:"keyPath"`
+	ValuePath                    string   `json:"valuePath"`
 }
 
 // relationshipJSON is one x-relationship entry as written in a schema file.

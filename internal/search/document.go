@@ -30,7 +30,8 @@ type Builder struct {
 
 type compiledSpec struct {
 	catalog.SearchableSpec
-	path registry.Path
+	path            registry.Path
+	keyPath, values registry.Path // of a field per element (KeyPath set)
 }
 
 // NewBuilder compiles the searchable specs of reg.
@@ -38,7 +39,7 @@ func NewBuilder(reg *registry.Registry) *Builder {
 	b := &Builder{reg: reg, specs: map[string][]compiledSpec{}, timeseries: map[string][]string{}}
 	for _, a := range reg.Aspects() {
 		for _, sp := range a.Searchable {
-			b.specs[a.Name] = append(b.specs[a.Name], compiledSpec{sp, registry.CompilePath(sp.Path)})
+			b.specs[a.Name] = append(b.specs[a.Name], compiledSpec{sp, registry.CompilePath(sp.Path), registry.CompilePath(sp.KeyPath), registry.CompilePath(sp.ValuePath)})
 		}
 	}
 	for _, e := range reg.Entities() {
@@ -136,6 +137,10 @@ func (b *Builder) apply(doc *catalog.Document, aspect string, raw json.RawMessag
 		}
 	}
 	for _, sp := range specs {
+		if sp.KeyPath != "" {
+			keyedFields(doc, sp, v)
+			continue
+		}
 		raw := sp.path.Extract(v)
 		vals := convert(sp.FieldType, raw)
 		if sp.FieldType == "BROWSE_PATH_V2" && len(vals) > 0 {
@@ -161,6 +166,50 @@ func (b *Builder) apply(doc *catalog.Document, aspect string, raw json.RawMessag
 		}
 	}
 	return nil
+}
+
+// keyedFields adds the fields of a spec with a KeyPath: one per element
+// at its path, named after the element's key.
+func keyedFields(doc *catalog.Document, sp compiledSpec, v any) {
+	for _, el := range sp.path.Extract(v) {
+		keys := sp.keyPath.Extract(el)
+		if len(keys) != 1 {
+			continue
+		}
+		key, _ := keys[0].(string)
+		if u, err := catalog.ParseURN(key); err == nil {
+			key = u.ID()
+		}
+		if key == "" {
+			continue
+		}
+		var vals []any
+		for _, x := range sp.values.Extract(el) {
+			if m, ok := x.(map[string]any); ok && len(m) == 1 {
+				for _, member := range m {
+					x = member
+				}
+			}
+			switch n := x.(type) {
+			case json.Number:
+				if f, err := n.Float64(); err == nil {
+					vals = append(vals, f)
+				}
+			case float64, string:
+				vals = append(vals, n)
+			}
+		}
+		if len(vals) > 0 {
+			doc.Fields[KeyedFieldName(sp.FieldName, key)] = vals
+		}
+	}
+}
+
+// KeyedFieldName is the document field of one key of a keyed field:
+// prefix.key with the key's dots written as underscores, as DataHub names
+// the index fields of structured properties.
+func KeyedFieldName(prefix, key string) string {
+	return prefix + "." + strings.ReplaceAll(key, ".", "_")
 }
 
 // hasValues mirrors DataHub: a BOOLEAN leaf gives its value, a string leaf

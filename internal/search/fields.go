@@ -2,6 +2,7 @@ package search
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/registry"
@@ -57,6 +58,9 @@ func mergeFields(_ *registry.Registry, aspects []catalog.AspectSpec) []catalog.S
 	}
 	for _, a := range aspects {
 		for _, sp := range a.Searchable {
+			if sp.KeyPath != "" {
+				continue // a field per key, see keyedField
+			}
 			boost := sp.BoostScore
 			if boost == 0 {
 				boost = 1
@@ -88,4 +92,33 @@ func IsNumeric(fieldType string) bool {
 		return true
 	}
 	return false
+}
+
+// keyedPrefixes returns, by field name prefix, the fields of the keyed
+// specs of aspects (those with a KeyPath): prefix.<key> for any key.
+func keyedPrefixes(aspects []catalog.AspectSpec) map[string]catalog.SearchField {
+	out := map[string]catalog.SearchField{}
+	for _, a := range aspects {
+		for _, sp := range a.Searchable {
+			if sp.KeyPath != "" {
+				out[sp.FieldName] = catalog.SearchField{Name: sp.FieldName, Type: sp.FieldType, Boost: 1, Filter: true}
+			}
+		}
+	}
+	return out
+}
+
+// keyedField resolves name against keyed prefixes: prefix.<key> where the
+// key may be written with dots (a structured property's qualified name).
+func keyedField(prefixes map[string]catalog.SearchField, name string) (catalog.SearchField, bool) {
+	prefix, key, ok := strings.Cut(name, ".")
+	if !ok || key == "" {
+		return catalog.SearchField{}, false
+	}
+	f, ok := prefixes[prefix]
+	if !ok {
+		return catalog.SearchField{}, false
+	}
+	f.Name = KeyedFieldName(prefix, key)
+	return f, true
 }

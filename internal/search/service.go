@@ -59,6 +59,10 @@ type Service struct {
 	// display holds, per entity type, the display names of its facets
 	// (filterNameOverride, else the field name).
 	display map[string]map[string]string
+	// keyed and keyedPerEntity hold the prefixes of the fields made per
+	// key (see catalog.SearchableSpec.KeyPath).
+	keyed          map[string]catalog.SearchField
+	keyedPerEntity map[string]map[string]catalog.SearchField
 }
 
 // NewService returns a Service querying idx.
@@ -68,6 +72,8 @@ func NewService(reg *registry.Registry, idx catalog.SearchIndex) *Service {
 	for _, f := range Fields(reg) {
 		s.all[f.Name] = f
 	}
+	s.keyed = keyedPrefixes(reg.Aspects())
+	s.keyedPerEntity = map[string]map[string]catalog.SearchField{}
 	for _, e := range reg.Entities() {
 		m := map[string]catalog.SearchField{}
 		for _, f := range EntityFields(reg, e.Name) {
@@ -75,6 +81,13 @@ func NewService(reg *registry.Registry, idx catalog.SearchIndex) *Service {
 		}
 		s.perEntity[e.Name] = m
 		s.display[e.Name] = facetDisplayNames(reg, &e)
+		var specs []catalog.AspectSpec
+		for _, name := range e.Aspects {
+			if a := reg.Aspect(name); a != nil {
+				specs = append(specs, *a)
+			}
+		}
+		s.keyedPerEntity[e.Name] = keyedPrefixes(specs)
 	}
 	return s
 }
@@ -323,10 +336,18 @@ func (s *Service) field(ents []string, name string) (catalog.SearchField, error)
 		if f, ok := s.all[name]; ok {
 			return f, nil
 		}
+		if f, ok := keyedField(s.keyed, name); ok {
+			return f, nil
+		}
 		return catalog.SearchField{}, catalog.Errorf(catalog.Invalid, "unknown search field %q", name)
 	}
 	for _, e := range ents {
 		if f, ok := s.perEntity[e][name]; ok {
+			return f, nil
+		}
+	}
+	for _, e := range ents {
+		if f, ok := keyedField(s.keyedPerEntity[e], name); ok {
 			return f, nil
 		}
 	}

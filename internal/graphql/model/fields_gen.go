@@ -379,13 +379,13 @@ func (Assertion) IsEntityWithRelationships() {}
 // Type is the entity's EntityType.
 func (obj *Assertion) Type() EntityType { return "ASSERTION" }
 
-// Platform shows the aspect dataPlatformInstance at platform.
+// Platform is computed by Computed.AssertionPlatform.
 func (obj *Assertion) Platform(ctx context.Context) (*DataPlatform, error) {
-	v, s, err := aspect(ctx, obj.Urn, "dataPlatformInstance")
+	c, err := computed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ref[*DataPlatform](node{v, s}.get("platform"), s, asDataPlatform), nil
+	return c.AssertionPlatform(ctx, obj)
 }
 
 // Info shows the aspect assertionInfo.
@@ -7972,9 +7972,13 @@ func (obj *DataHubJSONConnection) value() node { return obj.n }
 // IsEntity lets DataHubJSONConnection be held as an Entity by Go code; its GraphQL type is none.
 func (DataHubJSONConnection) IsEntity() {}
 
-// Blob reads encryptedBlob.
-func (obj *DataHubJSONConnection) Blob() (string, error) {
-	return str(obj.n.get("encryptedBlob")), nil
+// Blob is computed by Computed.DataHubJSONConnectionBlob.
+func (obj *DataHubJSONConnection) Blob(ctx context.Context) (string, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return "", err
+	}
+	return c.DataHubJSONConnectionBlob(ctx, obj)
 }
 
 // DataHubPersona is the GraphQL type DataHubPersona, showing part of an aspect.
@@ -13016,6 +13020,7 @@ func (obj *VolumeAssertionInfo) Filter() (*DatasetFilter, error) {
 type Computed interface {
 	AllowedValueValue(ctx context.Context, obj *AllowedValue) (PropertyValue, error)
 	Aspects(ctx context.Context, obj Entity, input *AspectParams) ([]*RawAspect, error)
+	AssertionPlatform(ctx context.Context, obj Entity) (*DataPlatform, error)
 	Assertions(ctx context.Context, obj Entity, start *int, count *int, includeSoftDeleted *bool) (*EntityAssertionsResult, error)
 	BrowsePathV2(ctx context.Context, obj Entity) (*BrowsePathV2, error)
 	BrowsePaths(ctx context.Context, obj Entity) ([]*BrowsePath, error)
@@ -13026,6 +13031,7 @@ type Computed interface {
 	Contract(ctx context.Context, obj Entity) (*DataContract, error)
 	CustomAssertionInfoField(ctx context.Context, obj *CustomAssertionInfo) (*SchemaFieldRef, error)
 	DashboardStatsSummary(ctx context.Context, obj Entity) (*DashboardStatsSummary, error)
+	DataHubJSONConnectionBlob(ctx context.Context, obj *DataHubJSONConnection) (string, error)
 	DataHubViewDefinitionEntityTypes(ctx context.Context, obj *DataHubViewDefinition) ([]EntityType, error)
 	DataHubViewDefinitionFilter(ctx context.Context, obj *DataHubViewDefinition) (*DataHubViewFilter, error)
 	DataJobRuns(ctx context.Context, obj Entity, start *int, count *int) (*DataProcessInstanceResult, error)

@@ -260,6 +260,11 @@ type BatchAddTermsInput struct {
 	Resources []*ResourceRefInput `json:"resources"`
 }
 
+type BatchAssignFormInput struct {
+	FormUrn    string   `json:"formUrn"`
+	EntityUrns []string `json:"entityUrns"`
+}
+
 type BatchAssignRoleInput struct {
 	RoleUrn *string  `json:"roleUrn,omitempty"`
 	Actors  []string `json:"actors"`
@@ -271,6 +276,11 @@ type BatchGetStepStatesInput struct {
 
 type BatchGetStepStatesResult struct {
 	Results []*StepStateResult `json:"results"`
+}
+
+type BatchRemoveFormInput struct {
+	FormUrn    string   `json:"formUrn"`
+	EntityUrns []string `json:"entityUrns"`
 }
 
 type BatchRemoveOwnersInput struct {
@@ -524,6 +534,15 @@ type CreateDomainInput struct {
 	ParentDomain *string `json:"parentDomain,omitempty"`
 }
 
+type CreateFormInput struct {
+	ID          *string                   `json:"id,omitempty"`
+	Name        string                    `json:"name"`
+	Description *string                   `json:"description,omitempty"`
+	Type        *FormType                 `json:"type,omitempty"`
+	Prompts     []*CreatePromptInput      `json:"prompts,omitempty"`
+	Actors      *FormActorAssignmentInput `json:"actors,omitempty"`
+}
+
 type CreateGlossaryEntityInput struct {
 	ID          *string `json:"id,omitempty"`
 	Name        string  `json:"name"`
@@ -560,6 +579,15 @@ type CreatePostInput struct {
 	ResourceUrn     *string                 `json:"resourceUrn,omitempty"`
 	SubResourceType *SubResourceType        `json:"subResourceType,omitempty"`
 	SubResource     *string                 `json:"subResource,omitempty"`
+}
+
+type CreatePromptInput struct {
+	ID                       *string                        `json:"id,omitempty"`
+	Title                    string                         `json:"title"`
+	Description              *string                        `json:"description,omitempty"`
+	Type                     FormPromptType                 `json:"type"`
+	StructuredPropertyParams *StructuredPropertyParamsInput `json:"structuredPropertyParams,omitempty"`
+	Required                 *bool                          `json:"required,omitempty"`
 }
 
 type CreateQueryInput struct {
@@ -727,6 +755,10 @@ type DatasetUpdateInput struct {
 type DateRange struct {
 	Start string `json:"start"`
 	End   string `json:"end"`
+}
+
+type DeleteFormInput struct {
+	Urn string `json:"urn"`
 }
 
 type DeleteStructuredPropertyInput struct {
@@ -954,6 +986,20 @@ type FieldUsageCounts struct {
 
 type FilterInput struct {
 	And []*FacetFilterInput `json:"and"`
+}
+
+type FormActorAssignmentInput struct {
+	Owners *bool    `json:"owners,omitempty"`
+	Users  []string `json:"users,omitempty"`
+	Groups []string `json:"groups,omitempty"`
+}
+
+type FormActorAssignmentUpdateInput struct {
+	Owners         *bool    `json:"owners,omitempty"`
+	UsersToAdd     []string `json:"usersToAdd,omitempty"`
+	UsersToRemove  []string `json:"usersToRemove,omitempty"`
+	GroupsToAdd    []string `json:"groupsToAdd,omitempty"`
+	GroupsToRemove []string `json:"groupsToRemove,omitempty"`
 }
 
 type FreshnessContractInput struct {
@@ -1977,6 +2023,10 @@ type StructuredPropertyInputParams struct {
 	Values                []*PropertyValueInput `json:"values"`
 }
 
+type StructuredPropertyParamsInput struct {
+	Urn string `json:"urn"`
+}
+
 type StructuredPropertySettingsInput struct {
 	IsHidden            *bool `json:"isHidden,omitempty"`
 	ShowInSearchFilters *bool `json:"showInSearchFilters,omitempty"`
@@ -2105,6 +2155,16 @@ type UpdateEmbedInput struct {
 	RenderURL *string `json:"renderUrl,omitempty"`
 }
 
+type UpdateFormInput struct {
+	Urn             string                          `json:"urn"`
+	Name            *string                         `json:"name,omitempty"`
+	Description     *string                         `json:"description,omitempty"`
+	Type            *FormType                       `json:"type,omitempty"`
+	PromptsToAdd    []*CreatePromptInput            `json:"promptsToAdd,omitempty"`
+	PromptsToRemove []string                        `json:"promptsToRemove,omitempty"`
+	Actors          *FormActorAssignmentUpdateInput `json:"actors,omitempty"`
+}
+
 type UpdateGlobalViewsSettingsInput struct {
 	DefaultView *string `json:"defaultView,omitempty"`
 }
@@ -2216,6 +2276,13 @@ type UpdateStructuredPropertyInput struct {
 	SetCardinalityAsMultiple *bool                            `json:"setCardinalityAsMultiple,omitempty"`
 	NewEntityTypes           []string                         `json:"newEntityTypes,omitempty"`
 	Settings                 *StructuredPropertySettingsInput `json:"settings,omitempty"`
+}
+
+type UpdateTestInput struct {
+	Name        string               `json:"name"`
+	Category    string               `json:"category"`
+	Description *string              `json:"description,omitempty"`
+	Definition  *TestDefinitionInput `json:"definition"`
 }
 
 type UpdateTypeQualifierInput struct {
