@@ -67,6 +67,9 @@ type Search struct {
 	bucketUsed []bool
 	// candidates is rankCandidates, lowered by tests.
 	candidates int
+	// walkFrom is the count of hits from which a tier's first hits are
+	// looked for in URN order (see rankTiers).
+	walkFrom int
 	// traceTier, set by tests, learns how rankTiers ranked a page.
 	traceTier func(tier int, cut bool)
 }
@@ -114,7 +117,7 @@ var pgTextIndexes = []string{
 }
 
 func (db *DB) newSearch(fields []catalog.SearchField) *Search {
-	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates}
+	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates, walkFrom: maxTotal}
 	for _, w := range bucketWeight {
 		x, _ := strconv.ParseFloat(w, 64) // constants that parse
 		s.weights = append(s.weights, x)
