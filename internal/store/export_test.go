@@ -35,3 +35,8 @@ func SetRankCandidates(s *Search, n int) { s.candidates = n }
 // TraceTiers makes s report which tier settled each page PostgreSQL ranks
 // (-1: every hit was scored) and whether the tier was cut short.
 func TraceTiers(s *Search, f func(tier int, cut bool)) { s.traceTier = f }
+
+// SetWalkFrom sets the count of hits from which PostgreSQL looks for a
+// ranking tier's first hits in URN order, so that small corpora take
+// that path.
+func SetWalkFrom(s *Search, n int) { s.walkFrom = n }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -55,57 +56,26 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return nil, err
 	}
 	cands := map[int64]ranked{}
-	// score scores the documents that meet cond among those matching the
-	// tsquery text, in URN order, at most n of them, and reports how many
-	// it read. Its first test is the query itself, for documents found
-	// otherwise (exact matches).
+	// score scores the hits that meet cond (scoreHits).
 	score := func(n int, text string, cond string, condArgs ...any) (int, error) {
-		var b strings.Builder
-		b.WriteString("SELECT d.id, d.urn, concat(")
-		for i := range tests {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(s.v @@ ?::tsquery)::int")
+		return s.scoreHits(ctx, x, tests, exact, cands, "search_doc", n, text, cond, conds, condArgs...)
+	}
+	// walk scores the first n hits of a tier of a broad query (the window
+	// met walkFrom hits, maxTotal but in tests) found by walking the documents in URN order and
+	// testing each, as long as the first walkPerHit*n documents hold them:
+	// they are then the tier's first n hits. Through the index, every hit
+	// of a tier holding most documents (a word in every name) was read
+	// and sorted for the first n.
+	walk := func(n int, text string) (int, error) {
+		if got.total < s.walkFrom {
+			return score(n, text, "TRUE")
 		}
-		// A copy (|| the empty tsvector) reads the tsvector once for all
-		// the tests, weights kept.
-		b.WriteString(") FROM search_doc d CROSS JOIN LATERAL (SELECT d.tsv || ''::tsvector AS v OFFSET 0) s WHERE ")
-		args := []any{pgx.QueryExecModeSimpleProtocol}
-		for _, t := range tests {
-			args = append(args, t)
+		from := "(SELECT * FROM search_doc ORDER BY urn LIMIT " + strconv.Itoa(walkPerHit*n) + ")"
+		read, err := s.scoreHits(ctx, x, tests, exact, cands, from, n, text, "TRUE", conds)
+		if err != nil || read == n {
+			return read, err
 		}
-		if text != "" {
-			// One tsquery, not two conditions: the index then reads the
-			// rare words' entries first and skips through the others'.
-			b.WriteString("d.tsv @@ ?::tsquery AND ")
-			args = append(args, text)
-		}
-		b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?")
-		args = append(append(append(args, condArgs...), conds.args...), int64(n))
-		// The simple protocol: the statement's text varies with the
-		// number of words, and is planned for the words at hand.
-		rows, err := x.QueryContext(ctx, s.db.q.rebind(b.String()), args...)
-		if err != nil {
-			return 0, err
-		}
-		defer rows.Close()
-		read := 0
-		for rows.Next() {
-			var h ranked
-			var bits string
-			if err := rows.Scan(&h.id, &h.urn, &bits); err != nil {
-				return 0, err
-			}
-			read++
-			if bits == "" || bits[0] != '1' {
-				continue // not a hit
-			}
-			h.score = s.scoreOf(bits[1:], buckets)
-			h.exact = exact[h.id]
-			cands[h.id] = h
-		}
-		return read, rows.Err()
+		return score(n, text, "TRUE")
 	}
 	byID := func(ids []int64) error {
 		if len(ids) == 0 {
@@ -149,7 +119,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if j < len(bucketTags) {
 			text += " & " + tsTier(tokens, j)
 		}
-		read, err := score(limit+1, text, "TRUE")
+		read, err := walk(limit+1, text)
 		if err != nil {
 			return nil, err
 		}
@@ -222,4 +192,67 @@ func (s *Search) pageFound(cands map[int64]ranked, k int, bound float64) bool {
 	sort.Slice(hits, func(i, j int) bool { return hits[i].before(hits[j]) })
 	kth := hits[k-1]
 	return kth.exact || kth.score > bound+1e-9
+}
+
+// walkPerHit bounds the documents a walk in URN order reads for each hit
+// it looks for (see rankTiers).
+const walkPerHit = 16
+
+// scoreHits scores the documents of from (search_doc or a subquery of its
+// rows) that meet cond and conds among those matching the tsquery text, in
+// URN order, at most n of them, adds the hits among them to cands and
+// reports how many it read. Its first test is the query itself, for
+// documents found otherwise (exact matches).
+func (s *Search) scoreHits(ctx context.Context, x querier, tests []string, exact map[int64]bool, cands map[int64]ranked, from string, n int, text, cond string, conds where, condArgs ...any) (int, error) {
+	// The hits are chosen and cut to n in URN order first, and only
+	// those n have their tsvector read: with the tests beside the
+	// hits' selection, every hit of a broad tier (every document,
+	// for a word in every name) had its tsvector read and
+	// decompressed before the cut, half a second at 100,000.
+	var b strings.Builder
+	b.WriteString("SELECT h.id, h.urn, concat(")
+	for i := range tests {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(s.v @@ ?::tsquery)::int")
+	}
+	// A copy (|| the empty tsvector) reads the tsvector once for all
+	// the tests, weights kept.
+	b.WriteString(") FROM (SELECT d.id, d.urn FROM " + from + " d WHERE ")
+	args := []any{pgx.QueryExecModeSimpleProtocol}
+	for _, t := range tests {
+		args = append(args, t)
+	}
+	if text != "" {
+		// One tsquery, not two conditions: the index then reads the
+		// rare words' entries first and skips through the others'.
+		b.WriteString("d.tsv @@ ?::tsquery AND ")
+		args = append(args, text)
+	}
+	b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?) h JOIN search_doc t ON t.id = h.id CROSS JOIN LATERAL (SELECT t.tsv || ''::tsvector AS v OFFSET 0) s ORDER BY h.urn")
+	args = append(append(append(args, condArgs...), conds.args...), int64(n))
+	// The simple protocol: the statement's text varies with the
+	// number of words, and is planned for the words at hand.
+	rows, err := x.QueryContext(ctx, s.db.q.rebind(b.String()), args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	read := 0
+	for rows.Next() {
+		var h ranked
+		var bits string
+		if err := rows.Scan(&h.id, &h.urn, &bits); err != nil {
+			return 0, err
+		}
+		read++
+		if bits == "" || bits[0] != '1' {
+			continue // not a hit
+		}
+		h.score = s.scoreOf(bits[1:], len(bucketWeight))
+		h.exact = exact[h.id]
+		cands[h.id] = h
+	}
+	return read, rows.Err()
 }

@@ -117,6 +117,17 @@ func TestSearchSameOnBothStores(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("search %q [%d, +%d) (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(got), describe(want))
 		}
+		// The same with the tiers of broad queries walked in URN order
+		// (from 100 hits here instead of maxTotal).
+		store.SetWalkFrom(pg, 100)
+		walked, err := pg.Search(ctx, q)
+		store.SetWalkFrom(pg, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(walked, want) {
+			t.Errorf("search %q [%d, +%d), walked (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(walked), describe(want))
+		}
 	}
 	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut"} {
 		if !seen[path] {
