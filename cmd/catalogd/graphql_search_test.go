@@ -357,6 +357,25 @@ func TestGraphQLViews(t *testing.T) {
 				t.Errorf("scroll in the view: %v, want %v", n, wantHive)
 			}
 
+			// The home page's modules that count entities count those in
+			// the view.
+			platforms := func(view any) []any {
+				t.Helper()
+				rec := ui.run(t, "listRecommendations", map[string]any{"input": map[string]any{"userUrn": "urn:li:corpuser:datahub",
+					"requestContext": map[string]any{"scenario": "HOME"}, "limit": 10, "viewUrn": view}})
+				mods, _ := pick(rec, []string{"listRecommendations", "modules"})
+				for _, m := range mods.([]any) {
+					if m.(map[string]any)["moduleId"] == "Platforms" {
+						got, _ := pick(m, []string{"content", "*", "value"})
+						return got.([]any)
+					}
+				}
+				return nil
+			}
+			if all, inView := platforms(nil), platforms(view); len(all) < 2 || asJSON(inView) != `["urn:li:dataPlatform:hive"]` {
+				t.Errorf("home page platforms: %s everywhere, %s in the view, want hive alone in it", asJSON(all), asJSON(inView))
+			}
+
 			renamed := ui.run(t, "updateView", map[string]any{"urn": view, "input": map[string]any{"name": "Hive"}})["updateView"].(map[string]any)
 			if renamed["name"] != "Hive" || renamed["description"] != "only hive" {
 				t.Errorf("updated view = %s", asJSON(renamed))

@@ -18,7 +18,9 @@ type recommendationSource struct {
 	renderType model.RecommendationRenderType
 	scenarios  []model.ScenarioType
 	usage      bool // built from usage events: only with a usage log
-	content    func(r *Resolver, ctx context.Context, actor string) ([]*model.RecommendationContent, error)
+	// content lists the module's content for the caller actor, within the
+	// view named by view (nil: none) where the module counts entities.
+	content func(r *Resolver, ctx context.Context, actor string, view *string) ([]*model.RecommendationContent, error)
 }
 
 // recommendationSources are DataHub's modules, in its order.
@@ -80,7 +82,7 @@ func (r *queryResolver) ListRecommendations(ctx context.Context, in model.ListRe
 		if !slices.Contains(src.scenarios, scenario) || (src.usage && r.usageLog == nil) {
 			continue
 		}
-		content, err := src.content(r.Resolver, ctx, actor)
+		content, err := src.content(r.Resolver, ctx, actor, in.ViewUrn)
 		if err != nil {
 			return nil, err
 		}
@@ -96,13 +98,17 @@ func (r *queryResolver) ListRecommendations(ctx context.Context, in model.ListRe
 // entities (at most max), each with its count and the search that finds
 // them, leaving out values whose entity does not exist; with needsLogo, as
 // for platforms, only those whose dataPlatformInfo has a logo.
-func aggregationContent(field string, max int, needsLogo bool) func(r *Resolver, ctx context.Context, actor string) ([]*model.RecommendationContent, error) {
-	return func(r *Resolver, ctx context.Context, _ string) ([]*model.RecommendationContent, error) {
+func aggregationContent(field string, max int, needsLogo bool) func(r *Resolver, ctx context.Context, actor string, view *string) ([]*model.RecommendationContent, error) {
+	return func(r *Resolver, ctx context.Context, _ string, view *string) ([]*model.RecommendationContent, error) {
 		svc, err := r.searchService()
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Search(ctx, search.SearchParams{Entities: searchableTypes, Input: "*", Count: 0})
+		ps, err := r.prepare(ctx, searchSpec{ents: searchableTypes, query: "*", viewURN: view})
+		if err != nil || len(ps.ents) == 0 {
+			return nil, err
+		}
+		res, err := svc.Search(ctx, search.SearchParams{Entities: ps.ents, Input: "*", Filter: ps.filter, Count: 0})
 		if err != nil {
 			return nil, err
 		}
@@ -152,8 +158,8 @@ func aggregationContent(field string, max int, needsLogo bool) func(r *Resolver,
 
 // usageContent lists the entities read from the usage log that exist and
 // are not soft-deleted, at most maxUsageContent, each linking to its page.
-func usageContent(read func(u UsageReader, ctx context.Context, actor string) ([]audit.UsageEntry, error)) func(r *Resolver, ctx context.Context, actor string) ([]*model.RecommendationContent, error) {
-	return func(r *Resolver, ctx context.Context, actor string) ([]*model.RecommendationContent, error) {
+func usageContent(read func(u UsageReader, ctx context.Context, actor string) ([]audit.UsageEntry, error)) func(r *Resolver, ctx context.Context, actor string, view *string) ([]*model.RecommendationContent, error) {
+	return func(r *Resolver, ctx context.Context, actor string, _ *string) ([]*model.RecommendationContent, error) {
 		entries, err := read(r.usageLog, ctx, actor)
 		if err != nil {
 			return nil, err
@@ -186,7 +192,7 @@ func usageContent(read func(u UsageReader, ctx context.Context, actor string) ([
 
 // recentSearchContent lists the user's latest searches that found
 // something.
-func recentSearchContent(r *Resolver, ctx context.Context, actor string) ([]*model.RecommendationContent, error) {
+func recentSearchContent(r *Resolver, ctx context.Context, actor string, _ *string) ([]*model.RecommendationContent, error) {
 	entries, err := r.usageLog.RecentSearches(ctx, audit.UsageQuery{Actor: actor, Types: []string{audit.SearchResultsViewEventType}, Limit: 2 * maxUsageContent})
 	if err != nil {
 		return nil, err
