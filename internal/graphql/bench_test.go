@@ -23,6 +23,7 @@ import (
 	"github.com/catalogd/catalogd/internal/registry"
 	"github.com/catalogd/catalogd/internal/search"
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/store/storetest"
 )
 
 // stack is the GraphQL handler over a fresh SQLite store with the in-store
@@ -34,12 +35,18 @@ type stack struct {
 
 func newStack(tb testing.TB) *stack {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "catalog.db"))
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "catalog.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	return newStackOn(tb, db)
+}
+
+// newStackOn is the stack over db.
+func newStackOn(tb testing.TB, db *store.DB) *stack {
+	tb.Helper()
+	ctx := context.Background()
 	reg := registry.Default()
 	eng, err := db.OpenSearch(ctx, search.Fields(reg))
 	if err != nil {
@@ -275,4 +282,108 @@ func BenchmarkHostileQueries(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkUIPages times the operations of DataHub's web UI that its search
+// page and lineage views send, exactly as the UI sends them, over n
+// generated datasets (CATALOGD_BENCH_ENTITIES; 100000 for the figures in
+// BENCHMARKS.md) on SQLite and, with CATALOGD_TEST_POSTGRES, PostgreSQL:
+// the search page's results with facets, its aggregations and
+// autocomplete, getEntityLineageV2 in a 5-hop graph, and the lineage of a
+// dataset with 10,000 upstreams.
+func BenchmarkUIPages(b *testing.B) {
+	ops, err := contract.UIOperations(filepath.Join("..", "..", "..", "shared", "datahub-ui"))
+	if err != nil {
+		b.Skipf("DataHub's web UI documents: %v", err)
+	}
+	text := map[string]string{}
+	for _, op := range ops {
+		text[op.Name] = op.Text()
+	}
+	n := benchEntities(b)
+	storetest.Bench(b, func(b *testing.B, db *store.DB) {
+		s := newStackOn(b, db)
+		loadDatasets(b, s, n)
+		mid, wide := loadLineage(b, s, n)
+		body := func(op string, vars map[string]any) []byte {
+			out, _ := json.Marshal(map[string]any{"query": text[op], "operationName": op, "variables": vars})
+			return out
+		}
+		queries := func(j int) string { return word(j) + " " + word(j/7) }
+		cases := []struct {
+			name string
+			body func(i int) []byte
+			want string
+		}{
+			{"getSearchResultsForMultiple", func(i int) []byte {
+				return body("getSearchResultsForMultiple", map[string]any{"input": map[string]any{"types": []any{}, "query": queries((i * 7919) % n),
+					"start": 0, "count": 10, "filters": []any{}, "orFilters": []any{},
+					"searchFlags": map[string]any{"getSuggestions": true, "includeStructuredPropertyFacets": true}}})
+			}, `"facets"`},
+			{"aggregateAcrossEntities", func(i int) []byte {
+				return body("aggregateAcrossEntities", map[string]any{"input": map[string]any{"types": []any{}, "query": queries((i * 7919) % n),
+					"orFilters": []any{}, "facets": []any{"platform", "tags", "_entityType", "_entityType␞typeNames"},
+					"searchFlags": map[string]any{"maxAggValues": 20}}})
+			}, `"aggregations"`},
+			{"getAutoCompleteMultipleResults", func(i int) []byte {
+				return body("getAutoCompleteMultipleResults", map[string]any{"input": map[string]any{"query": word((i * 7919) % n)[:4], "limit": 10}})
+			}, `"suggestions"`},
+			{"getEntityLineageV2/5-hop", func(int) []byte {
+				return body("getEntityLineageV2", map[string]any{"urn": mid, "showColumns": false, "separateSiblings": false})
+			}, `"upstream"`},
+			{"getEntityLineageV2/10k-upstreams", func(int) []byte {
+				return body("getEntityLineageV2", map[string]any{"urn": wide, "showColumns": false, "separateSiblings": false})
+			}, fmt.Sprintf(`"total":%d`, min(n, 10000))},
+		}
+		for _, c := range cases {
+			b.Run(c.name, func(b *testing.B) {
+				if out := s.post(b, c.body(0)); !bytes.Contains(out, []byte(c.want)) {
+					b.Fatalf("answer without %s: %.1000s", c.want, out)
+				}
+				i := 0
+				latencies(b, func() {
+					s.post(b, c.body(i))
+					i++
+				})
+			})
+		}
+	})
+}
+
+// loadLineage adds lineage between the generated datasets: five hops of ten
+// datasets each, every one reading all ten of the hop before, whose middle
+// dataset it returns, and a dataset reading the first 10,000 datasets (all
+// n when fewer), which it returns second.
+func loadLineage(b *testing.B, s *stack, n int) (mid, wide string) {
+	b.Helper()
+	dataset := func(name string) string { return "urn:li:dataset:(urn:li:dataPlatform:hive,lineage." + name + ",PROD)" }
+	upstreams := func(urns []string) map[string]any {
+		var ups []map[string]any
+		for _, u := range urns {
+			ups = append(ups, map[string]any{"dataset": u, "type": "TRANSFORMED", "auditStamp": map[string]any{"time": 1, "actor": "urn:li:corpuser:etl"}})
+		}
+		return map[string]any{"upstreams": ups}
+	}
+	var props []catalog.Proposal
+	var prev []string
+	for hop := range 6 {
+		var cur []string
+		for k := range 10 {
+			u := dataset(fmt.Sprintf("hop%d_%d", hop, k))
+			cur = append(cur, u)
+			props = append(props, prop(u, "dataset", "datasetProperties", map[string]any{"name": fmt.Sprintf("hop%d_%d", hop, k)}))
+			if prev != nil {
+				props = append(props, prop(u, "dataset", "upstreamLineage", upstreams(prev)))
+			}
+		}
+		prev = cur
+	}
+	var all []string
+	for j := range min(n, 10000) {
+		all = append(all, fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,db%d.%s_%s_%d,PROD)", j%50, word(j), word(j/7), j))
+	}
+	wide = dataset("wide")
+	props = append(props, prop(wide, "dataset", "datasetProperties", map[string]any{"name": "wide"}), prop(wide, "dataset", "upstreamLineage", upstreams(all)))
+	s.ingest(b, props)
+	return dataset("hop3_0"), wide
 }
