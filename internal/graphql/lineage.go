@@ -206,34 +206,60 @@ func (r *Resolver) mergeSiblingLineage(ctx context.Context, svc *graph.Service, 
 
 // live reports, of urns, those that exist and are not soft-deleted. A
 // field (schemaField) that has no aspect of its own lives with its parent,
-// whose schema holds it.
+// whose schema holds it. An entity exists when its key aspect is stored
+// (ingest writes it with the first aspect), so only key and status aspects
+// are read: a dataset with 10,000 upstreams reads 10,000 small rows, not
+// every aspect of each (BenchmarkUIPages: 234 ms before at 100k).
 func (r *Resolver) live(ctx context.Context, urns []string) (map[string]bool, error) {
-	l := r.loaderOf(ctx)
-	l.prime(ctx, urns)
-	out := make(map[string]bool, len(urns))
+	names := []string{"status"}
 	for _, u := range urns {
-		e, err := l.get(ctx, u)
-		if err != nil {
-			return nil, err
+		if e := r.reg.Entity(urnType(u)); e != nil && !slices.Contains(names, e.KeyAspect) {
+			names = append(names, e.KeyAspect)
 		}
-		if len(e.aspects) == 0 && urnType(u) == "schemaField" {
-			if p, err := catalog.ParseURN(u); err == nil && len(p.Parts()) == 2 {
-				parent, err := r.live(ctx, p.Parts()[:1])
-				if err != nil {
-					return nil, err
-				}
-				out[u] = parent[p.Parts()[0]]
+	}
+	stored, err := r.store.LatestAspects(ctx, urns, names)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(urns))
+	var fields []string
+	for _, u := range urns {
+		as := stored[u]
+		if len(as) == 0 {
+			if urnType(u) == "schemaField" {
+				fields = append(fields, u)
 			}
 			continue
 		}
-		if len(e.aspects) == 0 {
-			continue
+		alive := true
+		for _, a := range as {
+			if a.Name != "status" {
+				continue
+			}
+			var st models.Status
+			if err := jsonUnmarshal(a.Value, &st); err != nil {
+				return nil, err
+			}
+			alive = !deref(st.Removed)
 		}
-		st, err := aspectOf[models.Status](ctx, l, u, "status")
+		out[u] = alive
+	}
+	if len(fields) > 0 {
+		parents := make([]string, 0, len(fields))
+		for _, f := range fields {
+			if p, err := catalog.ParseURN(f); err == nil && len(p.Parts()) == 2 {
+				parents = append(parents, p.Parts()[0])
+			}
+		}
+		lp, err := r.live(ctx, parents)
 		if err != nil {
 			return nil, err
 		}
-		out[u] = st == nil || !deref(st.Removed)
+		for _, f := range fields {
+			if p, err := catalog.ParseURN(f); err == nil && len(p.Parts()) == 2 {
+				out[f] = lp[p.Parts()[0]]
+			}
+		}
 	}
 	return out, nil
 }
