@@ -10,6 +10,7 @@ import (
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
 	"github.com/catalogd/catalogd/internal/search"
+	"golang.org/x/sync/errgroup"
 )
 
 // searchableTypes are the entity types searchAcrossEntities covers when the
@@ -405,7 +406,12 @@ func (r *queryResolver) AutoCompleteForMultiple(ctx context.Context, in model.Au
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range ents {
+	// One autocomplete per type, as DataHub answers each type's own
+	// suggestions; they run a few at a time, each a query of its own.
+	results := make([]*model.AutoCompleteResultForEntity, len(ents))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(entityTypeCountWorkers)
+	for i, e := range ents {
 		one, f := narrowByEntityType([]string{e}, filter)
 		if len(one) == 0 {
 			continue
@@ -414,12 +420,20 @@ func (r *queryResolver) AutoCompleteForMultiple(ctx context.Context, in model.Au
 		if none {
 			continue
 		}
-		sugg, es, err := r.autocomplete(ctx, one, in.Query, in.Field, f, in.Limit)
-		if err != nil {
-			return nil, err
-		}
-		if len(sugg) > 0 {
-			out.Suggestions = append(out.Suggestions, &model.AutoCompleteResultForEntity{Type: model.EntityTypes[e], Suggestions: sugg, Entities: es})
+		g.Go(func() error {
+			sugg, es, err := r.autocomplete(gctx, one, in.Query, in.Field, f, in.Limit)
+			if err == nil && len(sugg) > 0 {
+				results[i] = &model.AutoCompleteResultForEntity{Type: model.EntityTypes[e], Suggestions: sugg, Entities: es}
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, res := range results {
+		if res != nil {
+			out.Suggestions = append(out.Suggestions, res)
 		}
 	}
 	return out, nil
