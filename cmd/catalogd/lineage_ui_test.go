@@ -293,6 +293,14 @@ func testLineageSearch(t *testing.T, ui *uiOps) {
 			if get(t, f, "field") != "degree" {
 				t.Errorf("first facet %v, want degree", get(t, f, "field"))
 			}
+			// The other facets carry DataHub's names, as in every search.
+			names := map[string]any{}
+			for _, fm := range res["facets"].([]any) {
+				names[fmt.Sprint(get(t, fm, "field"))] = get(t, fm, "displayName")
+			}
+			if names["platform"] != "Platform" || names["tags"] != "Tag" || names["degree"] != "Degree of Dependencies" {
+				t.Errorf("lineage facet names %v, want Platform, Tag and Degree of Dependencies", names)
+			}
 			counts := map[string]int{}
 			for _, a := range get(t, f, "aggregations").([]any) {
 				counts[fmt.Sprint(get(t, a, "value"))] = num(t, get(t, a, "count"))

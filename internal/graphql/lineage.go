@@ -562,7 +562,7 @@ func (r *Resolver) matchLineage(ctx context.Context, nodes []graph.LineageNode, 
 		}
 	}
 	var fs []*model.FacetMetadata
-	for _, fm := range facets(res.Facets, res.SearchResult.Facets) {
+	for _, fm := range facets(svc, types, res.Facets, res.SearchResult.Facets) {
 		if fm.Field != search.FieldURN {
 			fs = append(fs, fm)
 		}

@@ -355,11 +355,16 @@ func matchedFields(in []catalog.MatchedField) []*model.MatchedField {
 }
 
 // facets lists facet counts in the given field order, values by
-// descending count then value.
-func facets(fields []string, counts map[string]map[string]int) []*model.FacetMetadata {
+// descending count then value, each facet named as DataHub shows it for
+// the entity types ents.
+func facets(svc *search.Service, ents, fields []string, counts map[string]map[string]int) []*model.FacetMetadata {
 	out := make([]*model.FacetMetadata, 0, len(fields))
 	for _, f := range fields {
-		out = append(out, &model.FacetMetadata{Field: f, DisplayName: ptr(f), Aggregations: aggregations(counts[f])})
+		name, ok := facetDisplayNames[f]
+		if !ok {
+			name = svc.FacetDisplayName(ents, f)
+		}
+		out = append(out, &model.FacetMetadata{Field: f, DisplayName: ptr(name), Aggregations: aggregations(counts[f])})
 	}
 	return out
 }
