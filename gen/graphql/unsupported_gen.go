@@ -310,18 +310,6 @@ func (MutationUnsupported) UpdateTag(ctx context.Context, urn string, input mode
 	return zero, model.Unsupported("Mutation.updateTag")
 }
 
-// AddLink is not served by catalogd.
-func (MutationUnsupported) AddLink(ctx context.Context, input model.AddLinkInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.addLink")
-}
-
-// RemoveLink is not served by catalogd.
-func (MutationUnsupported) RemoveLink(ctx context.Context, input model.RemoveLinkInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.removeLink")
-}
-
 // CreateERModelRelationship is not served by catalogd.
 func (MutationUnsupported) CreateERModelRelationship(ctx context.Context, input model.ERModelRelationshipUpdateInput) (*model.ERModelRelationship, error) {
 	var zero *model.ERModelRelationship
@@ -332,12 +320,6 @@ func (MutationUnsupported) CreateERModelRelationship(ctx context.Context, input 
 func (MutationUnsupported) UpdateERModelRelationship(ctx context.Context, urn string, input model.ERModelRelationshipUpdateInput) (*bool, error) {
 	var zero *bool
 	return zero, model.Unsupported("Mutation.updateERModelRelationship")
-}
-
-// BatchUpdateDeprecation is not served by catalogd.
-func (MutationUnsupported) BatchUpdateDeprecation(ctx context.Context, input model.BatchUpdateDeprecationInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchUpdateDeprecation")
 }
 
 // BatchUpdateSoftDeleted is not served by catalogd.
