@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -606,5 +608,79 @@ func TestIngestionSecretsNeedKeyOnPostgres(t *testing.T) {
 	}
 	if got, _ := pick(c.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 10}}), []string{"listSecrets", "total"}); asJSON(got) != "0" {
 		t.Errorf("listSecrets total = %s", asJSON(got))
+	}
+}
+
+// TestSecretsNotInClear reads the store's raw bytes after secrets were
+// created and updated: no value may be there in clear, on SQLite (every
+// file of the data directory, the write-ahead log included) nor on
+// PostgreSQL (every row of every table, as text).
+func TestSecretsNotInClear(t *testing.T) {
+	ops := ingestionOps(t)
+	values := []string{"first-cleartext-9f1c", "rotated-cleartext-77ab"}
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "raw rows key " + st.name}
+			srv := startServerEnv(t, env, append([]string{"--data-dir", dir, "--ingest-command", "none"}, st.args...)...)
+			c := uiClient{srv, ops}
+			c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "RAW_CHECK", "value": values[0]}})
+			c.run(t, "updateSecret", map[string]any{"input": map[string]any{"urn": "urn:li:dataHubSecret:RAW_CHECK", "name": "RAW_CHECK", "value": values[1]}})
+
+			// found counts, per needle, where it is stored in the raw data.
+			found := map[string]int{}
+			needles := append([]string{"RAW_CHECK"}, values...)
+			if st.name == "sqlite" {
+				files, err := os.ReadDir(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range files {
+					b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+					if err != nil || f.IsDir() {
+						continue
+					}
+					for _, n := range needles {
+						found[n] += bytes.Count(b, []byte(n))
+					}
+				}
+			} else {
+				db, err := sql.Open("pgx", st.args[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				rows, err := db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tables []string
+				for rows.Next() {
+					var name string
+					if err := rows.Scan(&name); err != nil {
+						t.Fatal(err)
+					}
+					tables = append(tables, name)
+				}
+				rows.Close()
+				for _, table := range tables {
+					for _, n := range needles {
+						var k int
+						if err := db.QueryRow(`SELECT count(*) FROM "`+table+`" AS r WHERE r::text LIKE '%' || $1 || '%'`, n).Scan(&k); err != nil {
+							t.Fatalf("read %s: %v", table, err)
+						}
+						found[n] += k
+					}
+				}
+			}
+			if found["RAW_CHECK"] == 0 {
+				t.Fatalf("the secret's name is nowhere in the raw data: the test does not read where the store writes")
+			}
+			for _, v := range values {
+				if found[v] > 0 {
+					t.Errorf("the secret value %q is stored in clear (%d times)", v, found[v])
+				}
+			}
+		})
 	}
 }
