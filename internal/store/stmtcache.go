@@ -36,13 +36,24 @@ func newStmtCache(db *sql.DB) *stmtCache {
 // cached instead.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if st := c.m[query]; st != nil || c.closed || len(c.m) >= maxCachedStmts {
+		c.mu.Unlock()
 		return st, nil
 	}
+	c.mu.Unlock()
+	// Prepared without the lock: preparing waits for a free connection, and
+	// the transactions holding the connections take the lock in cached; a
+	// lock held here had them wait for each other forever once every
+	// connection was in a transaction (concurrent GraphQL resolvers did).
 	st, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[query]; old != nil || c.closed || len(c.m) >= maxCachedStmts {
+		_ = st.Close()
+		return old, nil
 	}
 	c.m[query] = st
 	return st, nil

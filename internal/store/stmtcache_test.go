@@ -33,3 +33,39 @@ func TestStmtCacheInTransaction(t *testing.T) {
 		_ = tx.Rollback()
 	}
 }
+
+// TestStmtCachePoolReadWaitsAlone checks that a read outside a transaction
+// that waits for a connection to prepare its statement on does not hold up
+// the transactions that hold the connections: they finish, and the read
+// then gets its connection (GraphQL resolvers reading the pool beside
+// snapshot reads once waited for each other forever).
+func TestStmtCachePoolReadWaitsAlone(t *testing.T) {
+	db := sql.OpenDB(sqliteConnector{path: filepath.Join(t.TempDir(), "cache.db")})
+	t.Cleanup(func() { _ = db.Close() })
+	db.SetMaxOpenConns(1)
+	cache := newStmtCache(db)
+	t.Cleanup(cache.close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A pool read: its statement is prepared on the pool, which has no
+	// free connection until the transaction ends.
+	pooled := make(chan error, 1)
+	go func() {
+		var n int
+		pooled <- (cachedQuerier{pool: db, cache: cache}).QueryRowContext(ctx, "SELECT 2").Scan(&n)
+	}()
+	time.Sleep(100 * time.Millisecond) // let the pool read wait for the connection
+	var n int
+	if err := (cachedQuerier{tx: tx, cache: cache}).QueryRowContext(ctx, "SELECT 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the transaction's read behind a waiting pool read: %d, %v", n, err)
+	}
+	_ = tx.Rollback()
+	if err := <-pooled; err != nil {
+		t.Fatalf("the pool read, once the connection was free: %v", err)
+	}
+}
