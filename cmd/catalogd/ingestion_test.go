@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/catalogd/catalogd/internal/contract"
 )
 
 // fakeDataHub stands in for DataHub's CLI: `datahub ingest -c RECIPE
@@ -41,20 +39,6 @@ echo '{"source":{"report":{"events_produced":7}}}' > "$report"
 echo "done"
 `
 
-// ingestionOps are the UI's operations of the ingestion and secrets pages.
-func ingestionOps(t *testing.T) map[string]contract.UIOperation {
-	t.Helper()
-	ops, err := contract.UIOperations(filepath.Join(samplesDir(t), "..", "datahub-ui"))
-	if err != nil {
-		t.Skipf("DataHub's web UI documents: %v", err)
-	}
-	byName := map[string]contract.UIOperation{}
-	for _, op := range ops {
-		byName[op.Name] = op
-	}
-	return byName
-}
-
 // fakeCLI writes fakeDataHub to a fresh directory and returns its path.
 func fakeCLI(t *testing.T) string {
 	t.Helper()
@@ -74,27 +58,10 @@ func runsLogged(t *testing.T, cli string) int {
 	return strings.Count(string(b), "\n")
 }
 
-type uiClient struct {
-	srv *testServer
-	ops map[string]contract.UIOperation
-}
-
-func (c uiClient) run(t *testing.T, name string, vars map[string]any) map[string]any {
+// fail runs the UI operation name, which must fail, and returns its error.
+func (c *uiOps) fail(t *testing.T, name string, vars map[string]any) string {
 	t.Helper()
-	op, ok := c.ops[name]
-	if !ok {
-		t.Fatalf("%s: not an operation of the UI", name)
-	}
-	r := c.srv.gql(t, op.Text(), vars)
-	if len(r.Errors) > 0 {
-		t.Fatalf("%s %v: %v", name, vars, r.Errors)
-	}
-	return r.Data
-}
-
-func (c uiClient) fail(t *testing.T, name string, vars map[string]any) string {
-	t.Helper()
-	r := c.srv.gql(t, c.ops[name].Text(), vars)
+	r := c.srv.gql(t, c.docs.text(t, name), vars)
 	if len(r.Errors) == 0 {
 		t.Fatalf("%s %v: no error, answered %v", name, vars, r.Data)
 	}
@@ -102,7 +69,7 @@ func (c uiClient) fail(t *testing.T, name string, vars map[string]any) string {
 	return msg
 }
 
-func (c uiClient) createSource(t *testing.T, name, mode string, extra map[string]any) string {
+func (c *uiOps) createSource(t *testing.T, name, mode string, extra map[string]any) string {
 	t.Helper()
 	recipe := `{"source":{"type":"mysql","config":{"mode":"` + mode + `","password":"${DB_PASSWORD}"}}}`
 	input := map[string]any{"name": name, "type": "mysql", "config": map[string]any{"recipe": recipe, "executorId": "default"}}
@@ -116,7 +83,7 @@ func (c uiClient) createSource(t *testing.T, name, mode string, extra map[string
 	return urn
 }
 
-func (c uiClient) execute(t *testing.T, source string) string {
+func (c *uiOps) execute(t *testing.T, source string) string {
 	t.Helper()
 	urn, _ := c.run(t, "createIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": source}})["createIngestionExecutionRequest"].(string)
 	if !strings.HasPrefix(urn, "urn:li:dataHubExecutionRequest:") {
@@ -126,7 +93,7 @@ func (c uiClient) execute(t *testing.T, source string) string {
 }
 
 // request reads an execution request as the UI's run details do.
-func (c uiClient) request(t *testing.T, urn string) map[string]any {
+func (c *uiOps) request(t *testing.T, urn string) map[string]any {
 	t.Helper()
 	r, _ := c.run(t, "getIngestionExecutionRequest", map[string]any{"urn": urn})["executionRequest"].(map[string]any)
 	if r == nil {
@@ -137,7 +104,7 @@ func (c uiClient) request(t *testing.T, urn string) map[string]any {
 
 // await polls the request until its status is one of want's kind (any
 // final status when want is ""), and returns its result.
-func (c uiClient) await(t *testing.T, urn string, until func(status string) bool) map[string]any {
+func (c *uiOps) await(t *testing.T, urn string, until func(status string) bool) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(45 * time.Second)
 	for {
@@ -155,7 +122,7 @@ func (c uiClient) await(t *testing.T, urn string, until func(status string) bool
 
 // awaitReport polls the request until the report of its run in progress
 // shows text.
-func (c uiClient) awaitReport(t *testing.T, urn, text string) {
+func (c *uiOps) awaitReport(t *testing.T, urn, text string) {
 	t.Helper()
 	res := c.await(t, urn, func(string) bool {
 		res, _ := c.request(t, urn)["result"].(map[string]any)
@@ -175,14 +142,14 @@ func final(status string) bool { return status != "" && status != "RUNNING" }
 // recipe's secrets filled in, and succeed, fail, are cancelled or time out,
 // as the UI shows them.
 func TestIngestionRuns(t *testing.T) {
-	ops := ingestionOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			cli := fakeCLI(t)
 			env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "test key " + st.name}
 			args := append([]string{"--ingest-command", cli + " ingest -c {recipe} --report-to {report}", "--ingest-timeout", "4s"}, st.args...)
 			srv := startServerEnv(t, env, args...)
-			c := uiClient{srv, ops}
+			c := &uiOps{srv: srv, docs: ops}
 
 			// Secrets: created, listed without their value, updated, deleted.
 			secret, _ := c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "DB_PASSWORD", "value": "first-value", "description": "the database's"}})["createSecret"].(string)
@@ -407,7 +374,7 @@ func assertSecretNeverServed(t *testing.T, srv *testServer, value, urn string) {
 // FAILURE and are not run again; a generated secret key (SQLite) is kept
 // beside the database, readable by its owner only, and still decrypts.
 func TestIngestionRestart(t *testing.T) {
-	ops := ingestionOps(t)
+	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			cli := fakeCLI(t)
@@ -422,7 +389,7 @@ func TestIngestionRestart(t *testing.T) {
 			executor := []string{"--ingest-command", cli + " ingest -c {recipe} --report-to {report}", "--ingest-lease", "3s"}
 
 			a := startServerEnv(t, env, append([]string{"--ingest-command", "none"}, storeArgs...)...)
-			c := uiClient{a, ops}
+			c := &uiOps{srv: a, docs: ops}
 			c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "DB_PASSWORD", "value": "s3cr3t-p4ss"}})
 			src := c.createSource(t, "restarted", "succeed", nil)
 			if msg := c.fail(t, "createIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": src}}); !strings.Contains(msg, "no ingestion executor is configured") {
@@ -461,7 +428,7 @@ func TestIngestionRestart(t *testing.T) {
 			}
 
 			b := startServerEnv(t, env, append(executor, storeArgs...)...)
-			c = uiClient{b, ops}
+			c = &uiOps{srv: b, docs: ops}
 			res := c.await(t, pending, final)
 			if report, _ := res["report"].(string); res["status"] != "SUCCESS" || !strings.Contains(report, "password resolved") {
 				t.Errorf("the pending run after a restart: status %v, report %q", res["status"], report)
@@ -479,7 +446,7 @@ func TestIngestionRestart(t *testing.T) {
 			}
 
 			d := startServerEnv(t, env, append(executor, storeArgs...)...)
-			c = uiClient{d, ops}
+			c = &uiOps{srv: d, docs: ops}
 			res = c.await(t, interrupted, final)
 			if report, _ := res["report"].(string); res["status"] != "FAILURE" || !strings.Contains(report, "catalogd is stopping") {
 				t.Errorf("the run in progress at a stop: status %v, report %q", res["status"], report)
@@ -503,7 +470,7 @@ func TestIngestionDefaultExecutor(t *testing.T) {
 		t.Skip("DataHub's CLI is on the PATH")
 	}
 	srv := startServerEnv(t, map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "k"})
-	c := uiClient{srv, ingestionOps(t)}
+	c := loadUIOps(t, srv)
 	src := c.createSource(t, "any", "succeed", nil)
 	msg := c.fail(t, "createIngestionExecutionRequest", map[string]any{"input": map[string]any{"ingestionSourceUrn": src}})
 	if !strings.Contains(msg, "DataHub's CLI (datahub) is not on catalogd's PATH") || !strings.Contains(msg, "--ingest-command") {
@@ -602,7 +569,7 @@ func TestIngestionSecretsNeedKeyOnPostgres(t *testing.T) {
 		t.Skip("CATALOGD_TEST_POSTGRES not set")
 	}
 	srv := startServer(t, "--store", freshPostgres(t, dsn), "--ingest-command", "none")
-	c := uiClient{srv, ingestionOps(t)}
+	c := loadUIOps(t, srv)
 	if msg := c.fail(t, "createSecret", map[string]any{"input": map[string]any{"name": "X", "value": "v"}}); !strings.Contains(msg, "SECRET_SERVICE_ENCRYPTION_KEY") {
 		t.Errorf("createSecret without a key: %q", msg)
 	}
@@ -616,14 +583,14 @@ func TestIngestionSecretsNeedKeyOnPostgres(t *testing.T) {
 // file of the data directory, the write-ahead log included) nor on
 // PostgreSQL (every row of every table, as text).
 func TestSecretsNotInClear(t *testing.T) {
-	ops := ingestionOps(t)
+	ops := loadUIDocs(t)
 	values := []string{"first-cleartext-9f1c", "rotated-cleartext-77ab"}
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			dir := t.TempDir()
 			env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "raw rows key " + st.name}
 			srv := startServerEnv(t, env, append([]string{"--data-dir", dir, "--ingest-command", "none"}, st.args...)...)
-			c := uiClient{srv, ops}
+			c := &uiOps{srv: srv, docs: ops}
 			c.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "RAW_CHECK", "value": values[0]}})
 			c.run(t, "updateSecret", map[string]any{"input": map[string]any{"urn": "urn:li:dataHubSecret:RAW_CHECK", "name": "RAW_CHECK", "value": values[1]}})
 
