@@ -202,6 +202,21 @@ func testLineageGraph(t *testing.T, ui *uiOps) {
 			t.Errorf("filtered = %d, want 0", f)
 		}
 	})
+	t.Run("soft-deleted upstream", func(t *testing.T) {
+		upstreams := func() ([]string, int, int) {
+			d := ui.run(t, "getEntityLineageV2", map[string]any{"urn": linDst, "showColumns": false})
+			up := get(t, d, "entity.upstream")
+			return urnsAt(t, up, "relationships", "entity.urn"), num(t, get(t, up, "total")), num(t, get(t, up, "filtered"))
+		}
+		ui.srv.setRemoved(t, linMid, true)
+		if got, total, filtered := upstreams(); len(got) != 0 || total != 2 || filtered != 2 {
+			t.Errorf("upstreams of dst with mid removed = %v (total %d, filtered %d), want none (2, 2)", got, total, filtered)
+		}
+		ui.srv.setRemoved(t, linMid, false)
+		if got, total, filtered := upstreams(); !slices.Equal(got, []string{linMid}) || total != 2 || filtered != 1 {
+			t.Errorf("upstreams of dst with mid restored = %v (total %d, filtered %d), want [mid] (2, 1)", got, total, filtered)
+		}
+	})
 	t.Run("siblings", func(t *testing.T) {
 		for _, tt := range []struct {
 			separate bool
@@ -266,6 +281,35 @@ func testLineageSearch(t *testing.T, ui *uiOps) {
 		}
 		return res
 	}
+	t.Run("sorted and in a view", func(t *testing.T) {
+		byName := func(order string) map[string]any {
+			return map[string]any{"sortCriterion": map[string]any{"field": "_entityName", "sortOrder": order}}
+		}
+		for _, tt := range []struct {
+			order string
+			want  []string
+		}{
+			{"ASCENDING", []string{linDst, linEnd, linMid, linDbt}},
+			{"DESCENDING", []string{linDbt, linMid, linEnd, linDst}},
+		} {
+			res := search(t, map[string]any{"urn": linSrc, "direction": "DOWNSTREAM", "sortInput": byName(tt.order)})
+			if got := urnsAt(t, res, "searchResults", "entity.urn"); !slices.Equal(got, tt.want) {
+				t.Errorf("downstreams of src by name %s: %v, want %v", tt.order, got, tt.want)
+			}
+		}
+		dbt := map[string]any{"viewType": "PERSONAL", "name": "dbt models", "definition": map[string]any{"entityTypes": []any{}, "filter": map[string]any{
+			"operator": "AND", "filters": []any{map[string]any{"field": "platform", "values": []any{"urn:li:dataPlatform:dbt"}, "condition": "EQUAL", "negated": false}}}}}
+		view := get(t, ui.run(t, "createView", map[string]any{"input": dbt}), "createView.urn")
+		res := search(t, map[string]any{"urn": linSrc, "direction": "DOWNSTREAM", "viewUrn": view})
+		if got := urnsAt(t, res, "searchResults", "entity.urn"); !slices.Equal(got, []string{linDbt}) || num(t, res["total"]) != 1 {
+			t.Errorf("downstreams of src in the dbt view: %v (total %v), want [dbt]", got, res["total"])
+		}
+		r := ui.srv.gql(t, ui.docs.text(t, "searchAcrossLineage"), map[string]any{"input": map[string]any{"urn": linSrc, "direction": "DOWNSTREAM",
+			"query": "*", "sortInput": map[string]any{"sortCriterion": map[string]any{"field": " ", "sortOrder": "ASCENDING"}}}})
+		if len(r.Errors) == 0 || !strings.Contains(fmt.Sprint(r.Errors[0]), "sort criterion needs a field") {
+			t.Errorf("a sort criterion without a field: errors %v, want one saying it needs a field", r.Errors)
+		}
+	})
 	t.Run("degrees", func(t *testing.T) {
 		for _, tt := range []struct {
 			degrees []string

@@ -158,14 +158,30 @@ func TestLineagePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []graph.LineageNode{
-		{URN: ds("b"), Hops: 1, Path: []string{ds("c"), ds("b")}, Paths: [][]string{{ds("c"), ds("b")}}, Degrees: []int{1},
-			Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
-		{URN: ds("a"), Hops: 2, Path: []string{ds("c"), ds("b"), ds("a")}, Paths: [][]string{{ds("c"), ds("b"), ds("a")}}, Degrees: []int{2},
-			Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
+	// node is what a LineageNode says, its edge's stamps decoded.
+	type node struct {
+		URN              string
+		Hops             int
+		Paths            [][]string
+		Degrees          []int
+		Relationship     string
+		Created, Updated catalog.AuditStamp
+		Manual, Explored bool
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("Lineage = %+v\nwant %+v", got, want)
+	var nodes []node
+	for _, n := range got {
+		if fmt.Sprint(n.Path) != fmt.Sprint(n.Paths[0]) {
+			t.Errorf("node %s: Path %v is not Paths[0] %v", n.URN, n.Path, n.Paths[0])
+		}
+		created, updated, manual := n.Stamps()
+		nodes = append(nodes, node{n.URN, n.Hops, n.Paths, n.Degrees, n.Relationship, created, updated, manual, n.Explored})
+	}
+	want := []node{
+		{URN: ds("b"), Hops: 1, Paths: [][]string{{ds("c"), ds("b")}}, Degrees: []int{1}, Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
+		{URN: ds("a"), Hops: 2, Paths: [][]string{{ds("c"), ds("b"), ds("a")}}, Degrees: []int{2}, Relationship: "DownstreamOf", Updated: etlStamp, Explored: true},
+	}
+	if fmt.Sprint(nodes) != fmt.Sprint(want) {
+		t.Fatalf("Lineage = %+v\nwant %+v", nodes, want)
 	}
 }
 

@@ -63,7 +63,7 @@ func (r *computed) Lineage(ctx context.Context, obj model.Entity, in model.Linea
 		return nil, err
 	}
 	urn := obj.EntityURN()
-	q := graph.Query{URN: urn, Direction: lineageDirection(in.Direction), MaxHops: 1}
+	q := graph.Query{URN: urn, Direction: lineageDirection(in.Direction), MaxHops: 1, Live: !deref(in.IncludeGhostEntities)}
 	timeBounds(&q, in.StartTimeMillis, in.EndTimeMillis)
 	nodes, err := svc.Walk(ctx, q)
 	if err != nil {
@@ -77,13 +77,20 @@ func (r *computed) Lineage(ctx context.Context, obj model.Entity, in model.Linea
 		}
 	}
 	if !deref(in.IncludeGhostEntities) {
-		live, err := r.live(ctx, nodeURNs(nodes))
+		// The walk found most of them live; only the rest are looked up.
+		var unsure []string
+		for _, n := range nodes {
+			if !n.Live {
+				unsure = append(unsure, n.URN)
+			}
+		}
+		live, err := r.live(ctx, unsure)
 		if err != nil {
 			return nil, err
 		}
 		kept := nodes[:0:0]
 		for _, n := range nodes {
-			if live[n.URN] {
+			if n.Live || live[n.URN] {
 				kept = append(kept, n)
 			} else {
 				filtered++
@@ -114,19 +121,20 @@ func (r *computed) Lineage(ctx context.Context, obj model.Entity, in model.Linea
 }
 
 func lineageRelationship(n graph.LineageNode) *model.LineageRelationship {
+	created, updated, manual := n.Stamps()
 	rel := &model.LineageRelationship{Type: n.Relationship, Entity: model.EntityOf(n.URN), Degree: n.Hops,
-		IsManual: ptr(n.Manual), Paths: entityPaths(n.Paths)}
-	if n.Created.Time > 0 {
-		rel.CreatedOn = ptr(n.Created.Time)
+		IsManual: ptr(manual), Paths: entityPaths(n.Paths)}
+	if created.Time > 0 {
+		rel.CreatedOn = ptr(created.Time)
 	}
-	if n.Created.Actor != "" {
-		rel.CreatedActor = model.EntityOf(n.Created.Actor)
+	if created.Actor != "" {
+		rel.CreatedActor = model.EntityOf(created.Actor)
 	}
-	if n.Updated.Time > 0 {
-		rel.UpdatedOn = ptr(n.Updated.Time)
+	if updated.Time > 0 {
+		rel.UpdatedOn = ptr(updated.Time)
 	}
-	if n.Updated.Actor != "" {
-		rel.UpdatedActor = model.EntityOf(n.Updated.Actor)
+	if updated.Actor != "" {
+		rel.UpdatedActor = model.EntityOf(updated.Actor)
 	}
 	return rel
 }
@@ -274,6 +282,8 @@ type lineageSearch struct {
 	filter       *search.FilterInput
 	start, end   *int64
 	flags        *model.LineageFlags
+	view         *string
+	sort         *model.SearchSortInput
 	start0, size int
 }
 
@@ -294,7 +304,8 @@ type lineageSearchResult struct {
 func (r *queryResolver) SearchAcrossLineage(ctx context.Context, in model.SearchAcrossLineageInput) (*model.SearchAcrossLineageResults, error) {
 	s, c := page(in.Start, in.Count, 10)
 	res, err := r.searchLineage(ctx, lineageSearch{urn: in.Urn, direction: in.Direction, types: in.Types, query: in.Query,
-		filter: filterOf(in.Filters, in.OrFilters), start: in.StartTimeMillis, end: in.EndTimeMillis, flags: in.LineageFlags, start0: s, size: c})
+		filter: filterOf(in.Filters, in.OrFilters), start: in.StartTimeMillis, end: in.EndTimeMillis, flags: in.LineageFlags,
+		view: in.ViewUrn, sort: in.SortInput, start0: s, size: c})
 	if err != nil {
 		return nil, err
 	}
@@ -433,8 +444,14 @@ func (r *Resolver) searchLineage(ctx context.Context, ls lineageSearch) (*lineag
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSort(ls.sort); err != nil {
+		return nil, err
+	}
 	ents, err := entityNamesOf(ls.types)
 	if err != nil {
+		return nil, err
+	}
+	if ents, filter, err = r.applyView(ctx, ls.view, ents, filter); err != nil {
 		return nil, err
 	}
 	ents, filter = narrowByEntityType(ents, filter)
@@ -474,6 +491,11 @@ func (r *Resolver) searchLineage(ctx context.Context, ls lineageSearch) (*lineag
 	if text != "*" || filter != nil {
 		out.path = model.LineageSearchPathTortoise
 	}
+	if crits := sortCriteria(ls.sort); len(crits) > 0 {
+		if kept, err = r.sortLineage(ctx, kept, crits); err != nil {
+			return nil, err
+		}
+	}
 	shown := window(kept, ls.start0, ls.size)
 	urns := nodeURNs(shown)
 	for _, n := range shown {
@@ -483,6 +505,26 @@ func (r *Resolver) searchLineage(ctx context.Context, ls lineageSearch) (*lineag
 		})
 	}
 	r.loaderOf(ctx).prime(ctx, urns)
+	return out, nil
+}
+
+// sortLineage orders lineage search results by the criteria, keeping
+// lineage order (nearest first) among equals.
+func (r *Resolver) sortLineage(ctx context.Context, nodes []graph.LineageNode, crits []*model.SortCriterion) ([]graph.LineageNode, error) {
+	hits := make([]catalog.SearchHit, len(nodes))
+	at := make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		hits[i] = catalog.SearchHit{URN: n.URN}
+		at[n.URN] = i
+	}
+	sorted, err := r.sortHits(ctx, hits, crits)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.LineageNode, len(sorted))
+	for i, h := range sorted {
+		out[i] = nodes[at[h.URN]]
+	}
 	return out, nil
 }
 

@@ -13,10 +13,12 @@ import (
 
 // loader caches, for one request, the latest aspects of every URN the
 // request reads, and is the request's model.Source. URNs an answer refers to
-// are recorded as wanted (Want, prime); the first read of any URN not yet
-// cached fetches it together with every wanted one, in one store query, so
+// are recorded as wanted (Want, prime); the first read of a wanted URN
+// fetches it together with every other wanted one, in one store query, so
 // that the owners of a dataset or the hits of a search cost one query, not
-// one each. A read waits for a URN being fetched by another resolver instead
+// one each. A read of a URN nobody wanted fetches that URN alone: a lineage
+// page wants its 1,000 entities, and reading the one actor of its edges
+// must not load all of them when the page selects only their URNs. A read waits for a URN being fetched by another resolver instead
 // of fetching it again. It is safe for concurrent use by the resolvers of
 // one request.
 type loader struct {
@@ -29,6 +31,7 @@ type loader struct {
 	mu      sync.Mutex
 	entries map[string]*entry
 	wanted  []string
+	wantSet map[string]bool // the URNs in wanted
 	keys    map[string]map[string]any
 	native  map[string]*nativeEntry
 	// stamps holds the version stamp of each VersionedDataset the request
@@ -78,8 +81,12 @@ func (r *Resolver) loaderOf(ctx context.Context) *loader {
 func (l *loader) Want(urns ...string) {
 	l.mu.Lock()
 	for _, u := range urns {
-		if u != "" && l.entries[u] == nil {
+		if u != "" && l.entries[u] == nil && !l.wantSet[u] {
+			if l.wantSet == nil {
+				l.wantSet = map[string]bool{}
+			}
 			l.wanted = append(l.wanted, u)
+			l.wantSet[u] = true
 		}
 	}
 	l.mu.Unlock()
@@ -88,9 +95,18 @@ func (l *loader) Want(urns ...string) {
 // prime fetches, in one store query, every URN of urns not yet cached, with
 // every wanted one.
 func (l *loader) prime(ctx context.Context, urns []string) {
+	l.fetch(ctx, urns, true)
+}
+
+// fetch fetches, in one store query, every URN of urns not yet cached, and
+// every wanted one when withWanted.
+func (l *loader) fetch(ctx context.Context, urns []string, withWanted bool) {
 	l.mu.Lock()
-	batch := append(l.wanted, urns...)
-	l.wanted = nil
+	batch := urns
+	if withWanted {
+		batch = append(l.wanted, urns...)
+		l.wanted, l.wantSet = nil, nil
+	}
 	var missing []string
 	var fresh []*entry
 	for _, u := range batch {
@@ -121,14 +137,15 @@ func (l *loader) prime(ctx context.Context, urns []string) {
 	}
 }
 
-// get returns the cached state of urn, fetching it (and every wanted URN)
-// when needed.
+// get returns the cached state of urn, fetching it when needed, with every
+// wanted URN when it is one of them.
 func (l *loader) get(ctx context.Context, urn string) (*entry, error) {
 	l.mu.Lock()
 	e := l.entries[urn]
+	wanted := l.wantSet[urn]
 	l.mu.Unlock()
 	if e == nil {
-		l.prime(ctx, []string{urn})
+		l.fetch(ctx, []string{urn}, wanted)
 		l.mu.Lock()
 		e = l.entries[urn]
 		l.mu.Unlock()
