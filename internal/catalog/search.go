@@ -47,6 +47,10 @@ type SearchQuery struct {
 	Facets []string
 	Start  int
 	Count  int
+	// EntityCounts asks for the number of hits of each entity type
+	// (SearchResult.EntityCounts), which the type facet of a search over
+	// several types needs: counted with the hits, it costs nothing more.
+	EntityCounts bool
 }
 
 // SearchHit is one matching entity with the fields its text matched.
@@ -73,6 +77,10 @@ type SearchResult struct {
 	// leave out values longer than 256 bytes (Elasticsearch's ignore_above).
 	// Filters always see every value.
 	Facets map[string]map[string]int // field → value → count
+	// EntityCounts, when the query asked and the engine counted every hit
+	// (Total below its cap), is the number of hits of each entity type
+	// that has some; nil when it did not count them.
+	EntityCounts map[string]int
 }
 
 // AutocompleteQuery asks for completions of a prefix.

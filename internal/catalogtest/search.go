@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -167,6 +168,36 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		flush(t, idx)
 		if got := textHits(t, idx, "beta"); len(got) != 0 {
 			t.Errorf("after delete, search beta = %v, want nothing", got)
+		}
+	})
+
+	t.Run("EntityCounts", func(t *testing.T) {
+		for _, tc := range []struct {
+			text  string
+			types []string
+		}{
+			{"*", nil}, {"sample", nil}, {"hive", []string{"dataset"}}, {"baz", []string{"dataset", "chart"}},
+			{"*", []string{"tag", "corpuser"}}, {"nonexistentword", nil},
+		} {
+			res := search(t, catalog.SearchQuery{Text: tc.text, EntityTypes: tc.types, EntityCounts: true})
+			if res.EntityCounts == nil {
+				continue // the engine does not count them
+			}
+			want := map[string]int{}
+			for _, e := range []string{"dataset", "chart", "tag", "corpuser"} {
+				if len(tc.types) > 0 && !slices.Contains(tc.types, e) {
+					continue
+				}
+				if n := search(t, catalog.SearchQuery{Text: tc.text, EntityTypes: []string{e}}).Total; n > 0 {
+					want[e] = n
+				}
+			}
+			if !reflect.DeepEqual(res.EntityCounts, want) {
+				t.Errorf("search %q in %v: entity counts %v, want %v (total %d)", tc.text, tc.types, res.EntityCounts, want, res.Total)
+			}
+		}
+		if res := search(t, catalog.SearchQuery{Text: "*"}); res.EntityCounts != nil {
+			t.Errorf("entity counts %v without being asked", res.EntityCounts)
 		}
 	})
 

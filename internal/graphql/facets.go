@@ -199,7 +199,9 @@ func aggregations(vals map[string]int) []*model.AggregationMetadata {
 
 // entityTypeCounts counts the hits of each entity type searched that has
 // some and those of each of its sub types: "DATASET" and "DATASET␞View".
-// The types are counted concurrently, a few at a time.
+// The search's own counts serve when the engine counted each type's hits
+// (res.EntityCounts); otherwise the types are searched one by one,
+// concurrently, a few at a time.
 func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res search.SearchResponse) (map[string]int, map[string]int, error) {
 	svc, err := r.searchService()
 	if err != nil {
@@ -210,39 +212,56 @@ func (r *Resolver) entityTypeCounts(ctx context.Context, fr facetRequest, res se
 		subs map[string]int
 	}
 	counts := make([]count, len(fr.ents))
-	if len(fr.ents) == 1 {
-		counts[0] = count{res.Total, res.SearchResult.Facets["typeNames"]}
-		if counts[0].subs == nil && fr.wants(entitySubTypeFacet) && res.Total > 0 {
-			one, err := svc.Search(ctx, search.SearchParams{Entities: fr.ents, Input: fr.query, Filter: fr.filter, Facets: []string{"typeNames"}})
-			if err != nil {
-				return nil, nil, err
-			}
-			counts[0].subs = one.SearchResult.Facets["typeNames"]
-		}
-	} else {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(entityTypeCountWorkers)
+	// Which types to search one by one, when the search itself did not
+	// count each type's hits (or, when one type has them all, its sub types).
+	var each []int
+	switch {
+	case len(fr.ents) == 1 || res.EntityCounts != nil:
+		var hit []int
 		for i, e := range fr.ents {
-			g.Go(func() error {
-				f, none := filterFor(svc, e, fr.filter)
-				if none {
-					return nil
-				}
-				p := search.SearchParams{Entities: []string{e}, Input: fr.query, Filter: f, NoFacets: true}
-				if fr.wants(entitySubTypeFacet) {
-					p.NoFacets, p.Facets = false, []string{"typeNames"}
-				}
-				one, err := svc.Search(gctx, p)
-				if err != nil {
-					return err
-				}
-				counts[i] = count{one.Total, one.SearchResult.Facets["typeNames"]}
+			n := res.Total
+			if len(fr.ents) > 1 {
+				n = res.EntityCounts[e]
+			}
+			if n > 0 {
+				counts[i].n = n
+				hit = append(hit, i)
+			}
+		}
+		if len(hit) == 1 {
+			counts[hit[0]].subs = res.SearchResult.Facets["typeNames"]
+		}
+		if fr.wants(entitySubTypeFacet) && (len(hit) > 1 || len(hit) == 1 && counts[hit[0]].subs == nil) {
+			each = hit
+		}
+	default:
+		each = make([]int, len(fr.ents))
+		for i := range each {
+			each[i] = i
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(entityTypeCountWorkers)
+	for _, i := range each {
+		g.Go(func() error {
+			f, none := filterFor(svc, fr.ents[i], fr.filter)
+			if none {
 				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return nil, nil, err
-		}
+			}
+			p := search.SearchParams{Entities: []string{fr.ents[i]}, Input: fr.query, Filter: f, NoFacets: true}
+			if fr.wants(entitySubTypeFacet) {
+				p.NoFacets, p.Facets = false, []string{"typeNames"}
+			}
+			one, err := svc.Search(gctx, p)
+			if err != nil {
+				return err
+			}
+			counts[i] = count{one.Total, one.SearchResult.Facets["typeNames"]}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
 	types, nested := map[string]int{}, map[string]int{}
 	for i, e := range fr.ents {

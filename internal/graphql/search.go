@@ -297,8 +297,10 @@ func (r *Resolver) runSearch(ctx context.Context, sp searchSpec) (*model.SearchR
 	if len(ps.ents) == 0 {
 		return empty, nil
 	}
+	want := facetRequest{want: sp.facets}
 	params := search.SearchParams{Entities: ps.ents, Input: ps.query, Filter: ps.filter, Start: s, Count: c,
-		NoFacets: ps.flags.skipAggregates, Facets: sp.facets}
+		NoFacets: ps.flags.skipAggregates, Facets: sp.facets,
+		EntityCounts: !ps.flags.skipAggregates && len(ps.ents) > 1 && (want.wants(entityTypeField) || want.wants(entitySubTypeFacet))}
 	crits := sortCriteria(sp.sort)
 	sorting := len(crits) > 0 && c > 0
 	if sorting {

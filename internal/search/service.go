@@ -153,6 +153,9 @@ type SearchParams struct {
 	// field of the entity types); NoFacets counts none.
 	Facets   []string
 	NoFacets bool
+	// EntityCounts asks for the hits of each entity type, given in
+	// SearchResult.EntityCounts when the engine could count them all.
+	EntityCounts bool
 }
 
 // SearchResponse is a search result with the facets that were asked for.
@@ -189,7 +192,7 @@ func (s *Service) Search(ctx context.Context, p SearchParams) (SearchResponse, e
 	case p.Facets != nil:
 		facets = slices.DeleteFunc(slices.Clone(p.Facets), func(f string) bool { return !slices.Contains(facets, f) })
 	}
-	q := catalog.SearchQuery{EntityTypes: ents, Text: text, Filter: filter, Facets: facets, Start: p.Start, Count: p.Count}
+	q := catalog.SearchQuery{EntityTypes: ents, Text: text, Filter: filter, Facets: facets, Start: p.Start, Count: p.Count, EntityCounts: p.EntityCounts}
 	res, err := s.idx.Search(ctx, q)
 	if err != nil {
 		return SearchResponse{}, err

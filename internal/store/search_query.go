@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -326,6 +327,12 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		}
 	}
 	err := s.read(ctx, func(x querier) error {
+		if stored, err := s.anyStored(ctx, x, q.EntityTypes); err != nil || !stored {
+			if q.EntityCounts {
+				res.EntityCounts = map[string]int{}
+			}
+			return err
+		}
 		counts := map[uint32]int{}
 		var page []int64
 		var err error
@@ -341,8 +348,11 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 			if q.Count > 0 {
 				k = min(q.Start+q.Count, maxTotal)
 			}
-			got, err = s.window(ctx, x, from, w, windowAsk{facets: len(inColumn) > 0, byURN: k}, counts)
+			got, err = s.window(ctx, x, from, w, windowAsk{facets: len(inColumn) > 0, byURN: k, entities: q.EntityCounts}, counts)
 			res.Total = got.total
+			if got.complete() {
+				res.EntityCounts = got.entities
+			}
 			switch {
 			case err != nil:
 			case got.byURN != nil:
@@ -380,6 +390,29 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	return res, nil
 }
 
+// anyStored reports whether the index holds a document of any of types
+// (true when types is empty: every type). A text condition does not use the
+// entity index (see docConds), so a query for a type with no documents read
+// every document matching its words before finding none of the type; and
+// DataHub's UI asks the types one by one (18 autocompletes, 23 counts for
+// the type facet, per request), most of them types nothing is stored of.
+// The probe is one lookup in the entity index per type.
+func (s *Search) anyStored(ctx context.Context, x querier, types []string) (bool, error) {
+	if len(types) == 0 {
+		return true, nil
+	}
+	probe := "SELECT 1 FROM json_each(?) t WHERE EXISTS (SELECT 1 FROM search_doc d WHERE d.entity = t.value) LIMIT 1"
+	if s.db.q.pg {
+		probe = "SELECT 1 FROM unnest(?::text[]) t(e) WHERE EXISTS (SELECT 1 FROM search_doc d WHERE d.entity = t.e) LIMIT 1"
+	}
+	var one int
+	err := x.QueryRowContext(ctx, s.db.q.rebind(probe), s.db.q.listArg(types)).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // read runs f in a read-only snapshot of the search tables. On PostgreSQL
 // it first sets what searches need of the planner: an index for every text
 // condition (the tsvectors live outside the rows, so a scan filtering on
@@ -408,6 +441,8 @@ type windowAsk struct {
 	// tier (PostgreSQL) is a tsquery: the ids of the window's hits
 	// matching it.
 	tier string
+	// entities asks for the number of hits of each entity type.
+	entities bool
 }
 
 // windowGot is what a window pass found.
@@ -416,6 +451,7 @@ type windowGot struct {
 	byURN, all  []int64 // nil unless asked and known
 	tier        []int64
 	tierPresent bool
+	entities    map[string]int // nil unless asked
 }
 
 // complete reports whether the window held every hit.
@@ -449,6 +485,10 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		sel = append(sel, "CASE WHEN count(*) <= ? THEN coalesce(string_agg(h.id::text, ','), '') END")
 		args = append(args, int64(ask.all))
 	}
+	if ask.entities {
+		cols += ", d.entity"
+		sel = append(sel, "(SELECT coalesce(string_agg(g.e || '=' || g.n, ','), '') FROM (SELECT h4.entity e, count(*) n FROM h h4 GROUP BY h4.entity) g)")
+	}
 	if ask.tier != "" {
 		// The tier's documents through the index alone (OFFSET 0 keeps
 		// the planner from testing each hit's tsvector instead).
@@ -456,7 +496,7 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		args = append(args, ask.tier)
 	}
 	var run []byte
-	var byURN, all, tier sql.NullString
+	var byURN, all, tier, ents sql.NullString
 	dest := []any{&got.total}
 	if ask.facets {
 		dest = append(dest, &run)
@@ -466,6 +506,9 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	}
 	if ask.all > 0 {
 		dest = append(dest, &all)
+	}
+	if ask.entities {
+		dest = append(dest, &ents)
 	}
 	if ask.tier != "" {
 		dest = append(dest, &tier)
@@ -486,6 +529,11 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 			return got, err
 		}
 	}
+	if ents.Valid {
+		if got.entities, err = parseCounts(ents.String); err != nil {
+			return got, err
+		}
+	}
 	if tier.Valid {
 		got.tierPresent = true
 		got.tier, err = parseIDs(tier.String)
@@ -493,29 +541,52 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	return got, err
 }
 
+// parseCounts reads a comma-separated list of name=count.
+func parseCounts(list string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, f := range strings.Split(list, ",") {
+		if f == "" {
+			continue
+		}
+		i := strings.LastIndexByte(f, '=')
+		n, err := strconv.Atoi(f[i+1:])
+		if i < 0 || err != nil {
+			return nil, fmt.Errorf("entity count %q", f)
+		}
+		out[f[:i]] = n
+	}
+	return out, nil
+}
+
 // windowRows is window on SQLite, which hands rows over without a round
 // trip each: the hits are counted and sorted here.
 func (s *Search) windowRows(ctx context.Context, x querier, hits string, w where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
 	var got windowGot
-	if !ask.facets && ask.byURN == 0 && ask.all == 0 {
+	if !ask.facets && ask.byURN == 0 && ask.all == 0 && !ask.entities {
 		err := x.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT 1"+hits+") h", w.args...).Scan(&got.total)
 		return got, err
 	}
-	rows, err := x.QueryContext(ctx, "SELECT d.id, d.urn, d.fids"+hits, w.args...)
+	rows, err := x.QueryContext(ctx, "SELECT d.id, d.urn, d.fids, d.entity"+hits, w.args...)
 	if err != nil {
 		return got, err
 	}
 	defer rows.Close()
 	best := &topK{k: ask.byURN}
 	var h ranked
-	var run sql.RawBytes
+	var run, entity sql.RawBytes
+	if ask.entities {
+		got.entities = map[string]int{}
+	}
 	for rows.Next() {
-		if err := rows.Scan(&h.id, &h.urn, &run); err != nil {
+		if err := rows.Scan(&h.id, &h.urn, &run, &entity); err != nil {
 			return got, err
 		}
 		got.total++
 		if ask.facets {
 			countFIDs(run, counts)
+		}
+		if ask.entities {
+			got.entities[string(entity)]++
 		}
 		best.consider(h)
 		if got.total <= ask.all {
@@ -687,16 +758,20 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 	if facets {
 		facetCol = "d.fids"
 	}
-	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+" FROM "+from+" WHERE "+w.sql()), w.args...)
+	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id, d.urn, "+score+", "+facetCol+", d.entity FROM "+from+" WHERE "+w.sql()), w.args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	total := 0
 	var h ranked
-	var fc sql.RawBytes
+	var fc, entity sql.RawBytes
+	var ents map[string]int
+	if q.EntityCounts {
+		ents = map[string]int{}
+	}
 	for rows.Next() {
-		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc); err != nil {
+		if err := rows.Scan(&h.id, &h.urn, &h.score, &fc, &entity); err != nil {
 			return nil, err
 		}
 		total++
@@ -704,12 +779,18 @@ func (s *Search) onePass(ctx context.Context, x querier, q catalog.SearchQuery, 
 		best.consider(h)
 		if total <= maxTotal {
 			countFIDs(fc, counts)
+			if ents != nil {
+				ents[string(entity)]++
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	res.Total = min(total, maxTotal)
+	if total < maxTotal {
+		res.EntityCounts = ents
+	}
 	sort.Slice(best.hits, func(i, j int) bool { return best.hits[i].before(best.hits[j]) })
 	var page []int64
 	for i := q.Start; i < len(best.hits); i++ {
@@ -913,6 +994,9 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 	}
 	var cands []cand
 	err := s.read(ctx, func(x querier) error {
+		if stored, err := s.anyStored(ctx, x, q.EntityTypes); err != nil || !stored {
+			return err
+		}
 		args := append(append([]any{}, w.args...), int64(q.Limit*4+20))
 		// Suggestions in URN order, on both engines (every hit of the one
 		// column scores the same); only those read their values.

@@ -37,7 +37,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	limit := max(s.candidates, k)
 	buckets := len(bucketWeight)
 	first := 1 // tier 0 alone rarely settles a page: a hit outside it can score 4 a word from bucket 1
-	ask := windowAsk{facets: facets}
+	ask := windowAsk{facets: facets, entities: q.EntityCounts}
 	if q.Count > 0 {
 		ask.all, ask.tier = limit, tsTier(tokens, first)
 	}
@@ -46,6 +46,9 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return nil, err
 	}
 	res.Total = got.total
+	if got.complete() {
+		res.EntityCounts = got.entities
+	}
 	if q.Count == 0 || q.Start >= got.total {
 		return nil, nil
 	}

@@ -322,3 +322,37 @@ func TestTextTableWithoutAutocompleteWords(t *testing.T) {
 		t.Errorf("autocomplete zanz after migration = %v, %v; want the alias", got, err)
 	}
 }
+
+// TestSearchEntityCounts checks that this engine counts the hits of each
+// entity type when asked, with the text and without, so that the type
+// facet of a search over several types costs no search per type; the
+// contract suite checks the counts themselves.
+func TestSearchEntityCounts(t *testing.T) {
+	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
+	for name, open := range dbs {
+		t.Run(name, func(t *testing.T) {
+			idx := openSearch(t, open(t), catalogtest.SearchFields)
+			docs := []catalog.Document{
+				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"orders"}}},
+				{URN: "urn:li:dataset:(urn:li:dataPlatform:hive,order_lines,PROD)", EntityType: "dataset", Fields: map[string][]any{"name": {"order lines"}}},
+				{URN: "urn:li:chart:(looker,orders)", EntityType: "chart", Fields: map[string][]any{"name": {"orders"}}},
+			}
+			if err := idx.Upsert(context.Background(), docs); err != nil {
+				t.Fatal(err)
+			}
+			for _, text := range []string{"*", "orders"} {
+				res, err := idx.Search(context.Background(), catalog.SearchQuery{Text: text, EntityTypes: []string{"dataset", "chart", "tag"}, Count: 1, EntityCounts: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]int{"dataset": 2, "chart": 1}
+				if text == "orders" {
+					want["dataset"] = 1
+				}
+				if !reflect.DeepEqual(res.EntityCounts, want) {
+					t.Errorf("search %q: entity counts %v, want %v", text, res.EntityCounts, want)
+				}
+			}
+		})
+	}
+}
