@@ -211,6 +211,24 @@ func (s *Search) migrations() []Migration {
 		Version: 6,
 		Name:    "narrow document rows, numbered facet values, bucket-tagged words",
 		Up:      s.narrowRows,
+	}, {
+		Version: 7,
+		Name:    "short GIN pending lists",
+		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+			if dialect != Postgres {
+				return nil
+			}
+			// GIN indexes queue new entries in a pending list that every
+			// search scans whole, until a vacuum or a full list (4 MB by
+			// default) merges it into the index. After an ingest that
+			// list was full: an autocomplete of one hit read 504 index
+			// pages for it, 19 ms, and 0.06 ms once merged; a two-word
+			// search read 227 index pages instead of 49. A short list
+			// keeps that scan to a few pages; the merges it makes more
+			// frequent cost about what they did in total.
+			_, err := tx.ExecContext(ctx, "ALTER INDEX search_doc_tsv SET (gin_pending_list_limit = 64); ALTER INDEX search_doc_ac SET (gin_pending_list_limit = 64)")
+			return err
+		},
 	}}
 }
 
