@@ -718,43 +718,68 @@ func (s *Service) PlatformPrivileges(ctx context.Context, actor string, privs []
 
 // bootstrapEntities are the entities DataHub creates at its first start
 // besides policies: the roles Admin, Editor and Reader, which the default
-// policies grant to, and the system ownership types.
+// policies grant to, the system ownership types, the home page modules and
+// default template, and the global settings naming that template.
 //
 //go:embed bootstrap_entities.json
 var bootstrapEntities []byte
 
 // seedEntities writes each bootstrap entity whose aspect is not stored, so
 // that a store made by an older version gains them too and no later edit is
-// overwritten. Stamped ones get created and lastModified stamps of now.
+// overwritten. Stamped ones get created and lastModified stamps of now. A
+// merged one is shared with other settings: its top-level fields that the
+// stored value lacks are added to it.
 func (s *Service) seedEntities(ctx context.Context) error {
 	var defs []struct {
 		EntityType string         `json:"entityType"`
 		URN        string         `json:"urn"`
 		Aspect     string         `json:"aspect"`
 		Stamped    bool           `json:"stamped"`
+		Merge      bool           `json:"merge"`
 		Value      map[string]any `json:"value"`
 	}
 	if err := json.Unmarshal(bootstrapEntities, &defs); err != nil {
 		return fmt.Errorf("decode bootstrap entities: %w", err)
 	}
-	urns := make([]string, len(defs))
-	for i, d := range defs {
-		urns[i] = d.URN
+	var urns, aspects []string
+	for _, d := range defs {
+		urns = append(urns, d.URN)
+		if !slices.Contains(aspects, d.Aspect) {
+			aspects = append(aspects, d.Aspect)
+		}
 	}
-	have, err := s.db.LatestAspects(ctx, urns, []string{"dataHubRoleInfo", "ownershipTypeInfo"})
+	have, err := s.db.LatestAspects(ctx, urns, aspects)
 	if err != nil {
 		return fmt.Errorf("look for bootstrap entities: %w", err)
 	}
 	var props []catalog.Proposal
 	for _, d := range defs {
-		if len(have[d.URN]) > 0 {
+		i := slices.IndexFunc(have[d.URN], func(a catalog.Aspect) bool { return a.Name == d.Aspect })
+		ok := i >= 0
+		if ok && !d.Merge {
 			continue
 		}
 		if d.Stamped {
 			st := map[string]any{"time": s.now().UnixMilli(), "actor": catalog.SystemActor}
 			d.Value["created"], d.Value["lastModified"] = st, st
 		}
-		props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
+		if !ok {
+			props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
+			continue
+		}
+		var cur map[string]any
+		if err := json.Unmarshal(have[d.URN][i].Value, &cur); err != nil {
+			return fmt.Errorf("decode %s of %s: %w", d.Aspect, d.URN, err)
+		}
+		missing := false
+		for k, v := range d.Value {
+			if _, ok := cur[k]; !ok {
+				cur[k], missing = v, true
+			}
+		}
+		if missing {
+			props = append(props, proposal(d.EntityType, d.URN, d.Aspect, cur))
+		}
 	}
 	if len(props) == 0 {
 		return nil
