@@ -375,7 +375,15 @@ func TestHomePageEntitiesOpenAPIV3(t *testing.T) {
 					t.Errorf("invalid %s: %d %s, want 4xx", entity, st, body)
 				}
 			}
-			for _, tt := range []struct{ entity, urn string }{{"datahubpagetemplate", tmpl}, {"datahubpagemodule", mod}} {
+			// A module deleted behind the template's back (the generic API
+			// keeps no references tidy, as in DataHub) reads as not
+			// existing, which the web app filters out.
+			srv.mustDo(t, 200, "DELETE", "/openapi/v3/entity/datahubpagemodule/"+pathEscape(mod), nil)
+			d := srv.gqlData(t, `query t($urn: String!) { entity(urn: $urn) { ... on DataHubPageTemplate { properties { rows { modules { urn exists } } } } } }`, map[string]any{"urn": tmpl})
+			if got, want := asJSON(get(t, d, "entity.properties.rows")), `[{"modules":[{"exists":false,"urn":"`+mod+`"}]},{"modules":[{"exists":true,"urn":"urn:li:dataHubPageModule:top_domains"}]}]`; got != want {
+				t.Errorf("rows with a deleted module = %s, want %s", got, want)
+			}
+			for _, tt := range []struct{ entity, urn string }{{"datahubpagetemplate", tmpl}} {
 				path := "/openapi/v3/entity/" + tt.entity + "/" + pathEscape(tt.urn)
 				srv.mustDo(t, 200, "DELETE", path, nil)
 				srv.mustDo(t, 404, "GET", path, nil)
