@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -387,6 +388,51 @@ func TestHomePageEntitiesOpenAPIV3(t *testing.T) {
 				path := "/openapi/v3/entity/" + tt.entity + "/" + pathEscape(tt.urn)
 				srv.mustDo(t, 200, "DELETE", path, nil)
 				srv.mustDo(t, 404, "GET", path, nil)
+			}
+		})
+	}
+}
+
+// TestHomePageBootstrapKeepsEdits restarts a server on its store: the
+// default template and modules are not written again over what was changed
+// nor brought back when deleted; a store whose global settings predate the
+// home page gains the default template, its modules and the setting naming
+// it, keeping its other settings.
+func TestHomePageBootstrapKeepsEdits(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(append([]string{}, st.args...), "--data-dir", dir)
+			const lineage = "urn:li:dataHubPageModule:lineage"
+			gs := "/openapi/v3/entity/globalsettings/" + pathEscape("urn:li:globalSettings:0") + "/globalsettingsinfo"
+			state := func(s *authServer) (rows, lineageStatus, settings string) {
+				t.Helper()
+				d := s.govData(t, s.admin, opGetHomePageSettings, nil)
+				st, _ := s.call(t, bearer(s.admin), "GET", "/openapi/v3/entity/datahubpagemodule/"+pathEscape(lineage), nil)
+				v := decode(t, mustCall(t, s, s.admin, 200, "GET", gs, nil))["value"]
+				return asJSON(templateRows(t, get(t, d, "globalHomePageSettings.defaultTemplate"))), fmt.Sprint(st), asJSON(v)
+			}
+			const edited = `[["urn:li:dataHubPageModule:top_domains"]]`
+			const homePage = `"homePage":{"defaultTemplate":"` + defaultHomeTemplateURN + `"}`
+			t.Run("first start", func(t *testing.T) {
+				s := startAuthServer(t, args...)
+				s.govData(t, s.admin, opUpsertPageTemplate, pageTemplateInput(defaultHomeTemplateURN, "GLOBAL", []string{"urn:li:dataHubPageModule:top_domains"}))
+				mustCall(t, s, s.admin, 200, "DELETE", "/openapi/v3/entity/datahubpagemodule/"+pathEscape(lineage), nil)
+			})
+			t.Run("restart", func(t *testing.T) {
+				s := startAuthServer(t, args...)
+				rows, lin, settings := state(s)
+				if rows != edited || lin != "404" || settings != `{`+homePage+`}` {
+					t.Errorf("after a restart: rows %s, lineage module %s, settings %s", rows, lin, settings)
+				}
+				// As a store of an older version: global settings without
+				// the home page.
+				mustCall(t, s, s.admin, 200, "POST", gs+"?createIfNotExists=false&async=false", map[string]any{"value": map[string]any{"views": map[string]any{"defaultView": "urn:li:dataHubView:v"}}})
+			})
+			s := startAuthServer(t, args...)
+			rows, lin, settings := state(s)
+			if want := `{` + homePage + `,"views":{"defaultView":"urn:li:dataHubView:v"}}`; rows != edited || lin != "200" || settings != want {
+				t.Errorf("after upgrading: rows %s (want %s), lineage module %s (want 200), settings %s (want %s)", rows, edited, lin, settings, want)
 			}
 		})
 	}

@@ -727,8 +727,10 @@ var bootstrapEntities []byte
 // seedEntities writes each bootstrap entity whose aspect is not stored, so
 // that a store made by an older version gains them too and no later edit is
 // overwritten. Stamped ones get created and lastModified stamps of now. A
-// merged one is shared with other settings: its top-level fields that the
-// stored value lacks are added to it.
+// merged one is shared with other settings: the top-level fields its stored
+// value lacks are added. One seeded "with" a merged field is written only
+// when that field is being added, so that what goes with it (the home page's
+// default template and modules) arrives once and stays deleted when deleted.
 func (s *Service) seedEntities(ctx context.Context) error {
 	var defs []struct {
 		EntityType string         `json:"entityType"`
@@ -736,6 +738,7 @@ func (s *Service) seedEntities(ctx context.Context) error {
 		Aspect     string         `json:"aspect"`
 		Stamped    bool           `json:"stamped"`
 		Merge      bool           `json:"merge"`
+		With       string         `json:"with"`
 		Value      map[string]any `json:"value"`
 	}
 	if err := json.Unmarshal(bootstrapEntities, &defs); err != nil {
@@ -752,10 +755,42 @@ func (s *Service) seedEntities(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("look for bootstrap entities: %w", err)
 	}
+	stored := func(urn, aspect string) (map[string]any, bool, error) {
+		i := slices.IndexFunc(have[urn], func(a catalog.Aspect) bool { return a.Name == aspect })
+		if i < 0 {
+			return nil, false, nil
+		}
+		var v map[string]any
+		if err := json.Unmarshal(have[urn][i].Value, &v); err != nil {
+			return nil, false, fmt.Errorf("decode %s of %s: %w", aspect, urn, err)
+		}
+		return v, true, nil
+	}
+	// The merged fields this start adds.
+	adding := map[string]bool{}
+	for _, d := range defs {
+		if !d.Merge {
+			continue
+		}
+		cur, _, err := stored(d.URN, d.Aspect)
+		if err != nil {
+			return err
+		}
+		for k := range d.Value {
+			if _, ok := cur[k]; !ok {
+				adding[k] = true
+			}
+		}
+	}
 	var props []catalog.Proposal
 	for _, d := range defs {
-		i := slices.IndexFunc(have[d.URN], func(a catalog.Aspect) bool { return a.Name == d.Aspect })
-		ok := i >= 0
+		if d.With != "" && !adding[d.With] {
+			continue
+		}
+		cur, ok, err := stored(d.URN, d.Aspect)
+		if err != nil {
+			return err
+		}
 		if ok && !d.Merge {
 			continue
 		}
@@ -766,10 +801,6 @@ func (s *Service) seedEntities(ctx context.Context) error {
 		if !ok {
 			props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
 			continue
-		}
-		var cur map[string]any
-		if err := json.Unmarshal(have[d.URN][i].Value, &cur); err != nil {
-			return fmt.Errorf("decode %s of %s: %w", d.Aspect, d.URN, err)
 		}
 		missing := false
 		for k, v := range d.Value {
