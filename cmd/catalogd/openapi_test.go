@@ -727,7 +727,7 @@ func TestOpenAPIDocumentNamesEveryType(t *testing.T) {
 			t.Errorf("aspect %s (%s) has no AspectRequest_v3 and AspectResponse_v3 schemas", a.Name, a.WireName)
 		}
 	}
-	if paths != 512 {
-		t.Errorf("%d aspect paths, want one for each of the 512 aspects of the entity types", paths)
+	if paths != 516 {
+		t.Errorf("%d aspect paths, want one for each of the 516 aspects of the entity types", paths)
 	}
 }

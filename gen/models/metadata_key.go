@@ -141,6 +141,28 @@ type DataHubOpenAPISchemaKey struct {
 // AspectName returns "dataHubOpenAPISchemaKey".
 func (DataHubOpenAPISchemaKey) AspectName() string { return "dataHubOpenAPISchemaKey" }
 
+// Key of a page module: its id.
+//
+// Wire name: com.linkedin.metadata.key.DataHubPageModuleKey.
+type DataHubPageModuleKey struct {
+	// The unique id of the entity.
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubPageModuleKey".
+func (DataHubPageModuleKey) AspectName() string { return "dataHubPageModuleKey" }
+
+// Key of a page template: its id.
+//
+// Wire name: com.linkedin.metadata.key.DataHubPageTemplateKey.
+type DataHubPageTemplateKey struct {
+	// The unique id of the entity.
+	Id string `json:"id"`
+}
+
+// AspectName returns "dataHubPageTemplateKey".
+func (DataHubPageTemplateKey) AspectName() string { return "dataHubPageTemplateKey" }
+
 // DataHubPersonaKey is the dataHubPersonaKey aspect.
 type DataHubPersonaKey struct {
 	Id string `json:"id"`

@@ -10,11 +10,21 @@ type DocPropagationFeatureSettings struct {
 	ColumnPropagationEnabled *bool   `json:"columnPropagationEnabled,omitempty"`
 }
 
+// The instance's home page settings.
+//
+// Wire name: com.linkedin.settings.global.GlobalHomePageSettings.
+type GlobalHomePageSettings struct {
+	// The page template everyone without a template of their own sees on the home page.
+	DefaultTemplate string `json:"defaultTemplate"`
+}
+
 // GlobalSettingsInfo is the globalSettingsInfo aspect.
 type GlobalSettingsInfo struct {
 	Sso            *SsoSettings                   `json:"sso,omitempty"`
 	Views          *GlobalViewsSettings           `json:"views,omitempty"`
 	DocPropagation *DocPropagationFeatureSettings `json:"docPropagation,omitempty"`
+	// The home page settings of the instance.
+	HomePage *GlobalHomePageSettings `json:"homePage,omitempty"`
 }
 
 // AspectName returns "globalSettingsInfo".

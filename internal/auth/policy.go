@@ -718,43 +718,99 @@ func (s *Service) PlatformPrivileges(ctx context.Context, actor string, privs []
 
 // bootstrapEntities are the entities DataHub creates at its first start
 // besides policies: the roles Admin, Editor and Reader, which the default
-// policies grant to, and the system ownership types.
+// policies grant to, the system ownership types, the home page modules and
+// default template, and the global settings naming that template.
 //
 //go:embed bootstrap_entities.json
 var bootstrapEntities []byte
 
 // seedEntities writes each bootstrap entity whose aspect is not stored, so
 // that a store made by an older version gains them too and no later edit is
-// overwritten. Stamped ones get created and lastModified stamps of now.
+// overwritten. Stamped ones get created and lastModified stamps of now. A
+// merged one is shared with other settings: the top-level fields its stored
+// value lacks are added. One seeded "with" a merged field is written only
+// when that field is being added, so that what goes with it (the home page's
+// default template and modules) arrives once and stays deleted when deleted.
 func (s *Service) seedEntities(ctx context.Context) error {
 	var defs []struct {
 		EntityType string         `json:"entityType"`
 		URN        string         `json:"urn"`
 		Aspect     string         `json:"aspect"`
 		Stamped    bool           `json:"stamped"`
+		Merge      bool           `json:"merge"`
+		With       string         `json:"with"`
 		Value      map[string]any `json:"value"`
 	}
 	if err := json.Unmarshal(bootstrapEntities, &defs); err != nil {
 		return fmt.Errorf("decode bootstrap entities: %w", err)
 	}
-	urns := make([]string, len(defs))
-	for i, d := range defs {
-		urns[i] = d.URN
+	var urns, aspects []string
+	for _, d := range defs {
+		urns = append(urns, d.URN)
+		if !slices.Contains(aspects, d.Aspect) {
+			aspects = append(aspects, d.Aspect)
+		}
 	}
-	have, err := s.db.LatestAspects(ctx, urns, []string{"dataHubRoleInfo", "ownershipTypeInfo"})
+	have, err := s.db.LatestAspects(ctx, urns, aspects)
 	if err != nil {
 		return fmt.Errorf("look for bootstrap entities: %w", err)
 	}
+	stored := func(urn, aspect string) (map[string]any, bool, error) {
+		i := slices.IndexFunc(have[urn], func(a catalog.Aspect) bool { return a.Name == aspect })
+		if i < 0 {
+			return nil, false, nil
+		}
+		var v map[string]any
+		if err := json.Unmarshal(have[urn][i].Value, &v); err != nil {
+			return nil, false, fmt.Errorf("decode %s of %s: %w", aspect, urn, err)
+		}
+		return v, true, nil
+	}
+	// The merged fields this start adds.
+	adding := map[string]bool{}
+	for _, d := range defs {
+		if !d.Merge {
+			continue
+		}
+		cur, _, err := stored(d.URN, d.Aspect)
+		if err != nil {
+			return err
+		}
+		for k := range d.Value {
+			if _, ok := cur[k]; !ok {
+				adding[k] = true
+			}
+		}
+	}
 	var props []catalog.Proposal
 	for _, d := range defs {
-		if len(have[d.URN]) > 0 {
+		if d.With != "" && !adding[d.With] {
+			continue
+		}
+		cur, ok, err := stored(d.URN, d.Aspect)
+		if err != nil {
+			return err
+		}
+		if ok && !d.Merge {
 			continue
 		}
 		if d.Stamped {
 			st := map[string]any{"time": s.now().UnixMilli(), "actor": catalog.SystemActor}
 			d.Value["created"], d.Value["lastModified"] = st, st
 		}
-		props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
+		if !ok {
+			props = append(props, proposal(d.EntityType, d.URN, d.Aspect, d.Value))
+			continue
+		}
+		missing := false
+		for k, v := range d.Value {
+			if _, ok := cur[k]; !ok {
+				cur[k], missing = v, true
+			}
+		}
+		if missing {
+			props = append(props, proposal(d.EntityType, d.URN, d.Aspect, cur))
+		}
 	}
 	if len(props) == 0 {
 		return nil

@@ -74,6 +74,7 @@ var platformPrivileges = [][3]string{
 	{"CREATE_TAGS", "Create Tags", "Create new Tags."},
 	{"CREATE_DOMAINS", "Create Domains", "Create new Domains."},
 	{"MANAGE_GLOBAL_VIEWS", "Manage Public Views", "Create, update, and delete any Public (shared) Views."},
+	{privManageHomePageTemplates, "Manage Home Page Templates", "Create, update and delete the shared home page templates and modules."},
 	{"MANAGE_GLOBAL_OWNERSHIP_TYPES", "Manage Ownership Types", "Create, update and delete Ownership Types."},
 	{auth.PrivManageGlobalAnnouncements, "Manage Home Page Posts", "Create and delete home page posts."},
 	{auth.PrivRestoreIndices, "Restore Indices API", "Restore indices through the API."},

@@ -31,14 +31,14 @@ func (r *Resolver) platformPrivileges(ctx context.Context, actor string) (*model
 			ViewAnalytics: true, ManagePolicies: true, ManageIdentities: true, GeneratePersonalAccessTokens: true,
 			ManageIngestion: true, ManageSecrets: true, ManageDomains: true, ManageTests: true, ManageGlossaries: true,
 			ManageUserCredentials: true, ManageTags: true, CreateDomains: true, CreateTags: true,
-			ManageGlobalViews: true, ManageOwnershipTypes: true, ManageGlobalAnnouncements: true,
+			ManageGlobalViews: true, ManageOwnershipTypes: true, ManageGlobalAnnouncements: true, ManageHomePageTemplates: true,
 		}, nil
 	}
 	has, err := r.auth.PlatformPrivileges(ctx, actor, []string{
 		"VIEW_ANALYTICS", auth.PrivManagePolicies, auth.PrivManageUsers, auth.PrivGeneratePersonal, auth.PrivManageIngestion,
 		"MANAGE_SECRETS", auth.PrivManageDomains, "MANAGE_TESTS", auth.PrivManageGlossaries, auth.PrivManageCredentials,
 		auth.PrivManageTags, "CREATE_DOMAINS", "CREATE_TAGS", "MANAGE_GLOBAL_VIEWS", "MANAGE_GLOBAL_OWNERSHIP_TYPES",
-		auth.PrivManageGlobalAnnouncements,
+		auth.PrivManageGlobalAnnouncements, privManageHomePageTemplates,
 	})
 	if err != nil {
 		return nil, err
@@ -55,6 +55,7 @@ func (r *Resolver) platformPrivileges(ctx context.Context, actor string) (*model
 		CreateTags:        has["CREATE_TAGS"] || has[auth.PrivManageTags],
 		ManageGlobalViews: has["MANAGE_GLOBAL_VIEWS"], ManageOwnershipTypes: has["MANAGE_GLOBAL_OWNERSHIP_TYPES"],
 		ManageGlobalAnnouncements: has[auth.PrivManageGlobalAnnouncements],
+		ManageHomePageTemplates:   has[privManageHomePageTemplates],
 	}, nil
 }
 

@@ -74,6 +74,9 @@ var dataHubEntities = []struct {
 	{"dataHubConnection", "dataHubConnectionKey", []string{"id"}},
 	{"platformResource", "platformResourceKey", []string{"id"}},
 	{"dataHubOpenAPISchema", "dataHubOpenAPISchemaKey", []string{"id"}},
+	// Added in DataHub 1.2 for the customisable home page.
+	{"dataHubPageTemplate", "dataHubPageTemplateKey", []string{"id"}},
+	{"dataHubPageModule", "dataHubPageModuleKey", []string{"id"}},
 }
 
 // TestDataHubEntityTypes checks that the generated registry holds exactly
@@ -81,8 +84,8 @@ var dataHubEntities = []struct {
 // fields, and that every aspect an entity lists has a schema.
 func TestDataHubEntityTypes(t *testing.T) {
 	r := registry.Default()
-	if len(dataHubEntities) != 59 {
-		t.Fatalf("the table lists %d entity types, DataHub has 59", len(dataHubEntities))
+	if len(dataHubEntities) != 61 {
+		t.Fatalf("the table lists %d entity types, DataHub has 61", len(dataHubEntities))
 	}
 	want := map[string]bool{}
 	for _, w := range dataHubEntities {

@@ -32,6 +32,10 @@ func EntityOf(urn string) Entity {
 		return &DataFlow{Urn: urn}
 	case "dataHubConnection":
 		return &DataHubConnection{Urn: urn}
+	case "dataHubPageModule":
+		return &DataHubPageModule{Urn: urn}
+	case "dataHubPageTemplate":
+		return &DataHubPageTemplate{Urn: urn}
 	case "dataHubPolicy":
 		return &DataHubPolicy{Urn: urn}
 	case "dataHubRole":
@@ -118,6 +122,8 @@ var EntityTypes = map[string]EntityType{
 	"dataContract":            "DATA_CONTRACT",
 	"dataFlow":                "DATA_FLOW",
 	"dataHubConnection":       "DATAHUB_CONNECTION",
+	"dataHubPageModule":       "DATAHUB_PAGE_MODULE",
+	"dataHubPageTemplate":     "DATAHUB_PAGE_TEMPLATE",
 	"dataHubPolicy":           "DATAHUB_POLICY",
 	"dataHubRole":             "DATAHUB_ROLE",
 	"dataHubView":             "DATAHUB_VIEW",
@@ -2076,6 +2082,97 @@ func (obj *DataHubConnection) Relationships(ctx context.Context, input Relations
 
 // Aspects is computed by Computed.Aspects.
 func (obj *DataHubConnection) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
+// DataHubPageModule is the GraphQL type DataHubPageModule: an entity of type dataHubPageModule, held by its URN.
+type DataHubPageModule struct{ Urn string }
+
+// EntityURN implements Entity.
+func (obj *DataHubPageModule) EntityURN() string { return obj.Urn }
+
+func asDataHubPageModule(urn string) Entity { return &DataHubPageModule{Urn: urn} }
+
+// IsEntity marks DataHubPageModule as a Entity.
+func (DataHubPageModule) IsEntity() {}
+
+// Type is the entity's EntityType.
+func (obj *DataHubPageModule) Type() EntityType { return "DATAHUB_PAGE_MODULE" }
+
+// Exists is computed by Computed.Exists.
+func (obj *DataHubPageModule) Exists(ctx context.Context) (*bool, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Exists(ctx, obj)
+}
+
+// Properties shows the aspect dataHubPageModuleProperties.
+func (obj *DataHubPageModule) Properties(ctx context.Context) (*DataHubPageModuleProperties, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubPageModuleProperties")
+	if err != nil {
+		return nil, err
+	}
+	return newDataHubPageModuleProperties(orEmpty(v), s), nil
+}
+
+// Relationships is computed by Computed.Relationships.
+func (obj *DataHubPageModule) Relationships(ctx context.Context, input RelationshipsInput) (*EntityRelationshipsResult, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Relationships(ctx, obj, input)
+}
+
+// Aspects is computed by Computed.Aspects.
+func (obj *DataHubPageModule) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Aspects(ctx, obj, input)
+}
+
+// DataHubPageTemplate is the GraphQL type DataHubPageTemplate: an entity of type dataHubPageTemplate, held by its URN.
+type DataHubPageTemplate struct{ Urn string }
+
+// EntityURN implements Entity.
+func (obj *DataHubPageTemplate) EntityURN() string { return obj.Urn }
+
+func asDataHubPageTemplate(urn string) Entity { return &DataHubPageTemplate{Urn: urn} }
+
+// IsEntity marks DataHubPageTemplate as a Entity.
+func (DataHubPageTemplate) IsEntity() {}
+
+// Type is the entity's EntityType.
+func (obj *DataHubPageTemplate) Type() EntityType { return "DATAHUB_PAGE_TEMPLATE" }
+
+// Properties shows the aspect dataHubPageTemplateProperties.
+func (obj *DataHubPageTemplate) Properties(ctx context.Context) (*DataHubPageTemplateProperties, error) {
+	v, s, err := aspect(ctx, obj.Urn, "dataHubPageTemplateProperties")
+	if err != nil {
+		return nil, err
+	}
+	return newDataHubPageTemplateProperties(orEmpty(v), s), nil
+}
+
+// Relationships is computed by Computed.Relationships.
+func (obj *DataHubPageTemplate) Relationships(ctx context.Context, input RelationshipsInput) (*EntityRelationshipsResult, error) {
+	c, err := computed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Relationships(ctx, obj, input)
+}
+
+// Aspects is computed by Computed.Aspects.
+func (obj *DataHubPageTemplate) Aspects(ctx context.Context, input *AspectParams) ([]*RawAspect, error) {
 	c, err := computed(ctx)
 	if err != nil {
 		return nil, err
@@ -6690,6 +6787,36 @@ func (obj *AssertionStdParameters) MinValue() (*AssertionStdParameter, error) {
 	return newAssertionStdParameter(obj.n.get("minValue"), obj.n.s), nil
 }
 
+// AssetCollectionModuleParams is the GraphQL type AssetCollectionModuleParams, showing part of an aspect.
+type AssetCollectionModuleParams struct{ n node }
+
+func newAssetCollectionModuleParams(v any, s *Scope) *AssetCollectionModuleParams {
+	if v == nil {
+		return nil
+	}
+	return &AssetCollectionModuleParams{node{v, s}}
+}
+
+// NewAssetCollectionModuleParams returns the AssetCollectionModuleParams showing the JSON value v of an aspect in scope s.
+func NewAssetCollectionModuleParams(v any, s *Scope) *AssetCollectionModuleParams {
+	return &AssetCollectionModuleParams{node{v, s}}
+}
+
+func (obj *AssetCollectionModuleParams) value() node { return obj.n }
+
+// IsEntity lets AssetCollectionModuleParams be held as an Entity by Go code; its GraphQL type is none.
+func (AssetCollectionModuleParams) IsEntity() {}
+
+// AssetUrns reads assetUrns.
+func (obj *AssetCollectionModuleParams) AssetUrns() ([]string, error) {
+	return nonNil(strList(obj.n.get("assetUrns"))), nil
+}
+
+// DynamicFilterJSON reads dynamicFilterJson.
+func (obj *AssetCollectionModuleParams) DynamicFilterJSON() (*string, error) {
+	return strPtr(obj.n.get("dynamicFilterJson")), nil
+}
+
 // AuditStamp is the GraphQL type AuditStamp, showing part of an aspect.
 type AuditStamp struct{ n node }
 
@@ -7364,6 +7491,36 @@ func (obj *CorpUserEditableProperties) Platforms() ([]*DataPlatform, error) {
 	return refs[*DataPlatform](obj.n.get("platforms"), obj.n.s, asDataPlatform), nil
 }
 
+// CorpUserHomePageSettings is the GraphQL type CorpUserHomePageSettings, showing part of an aspect.
+type CorpUserHomePageSettings struct{ n node }
+
+func newCorpUserHomePageSettings(v any, s *Scope) *CorpUserHomePageSettings {
+	if v == nil {
+		return nil
+	}
+	return &CorpUserHomePageSettings{node{v, s}}
+}
+
+// NewCorpUserHomePageSettings returns the CorpUserHomePageSettings showing the JSON value v of an aspect in scope s.
+func NewCorpUserHomePageSettings(v any, s *Scope) *CorpUserHomePageSettings {
+	return &CorpUserHomePageSettings{node{v, s}}
+}
+
+func (obj *CorpUserHomePageSettings) value() node { return obj.n }
+
+// IsEntity lets CorpUserHomePageSettings be held as an Entity by Go code; its GraphQL type is none.
+func (CorpUserHomePageSettings) IsEntity() {}
+
+// PageTemplate reads pageTemplate.
+func (obj *CorpUserHomePageSettings) PageTemplate() (*DataHubPageTemplate, error) {
+	return ref[*DataHubPageTemplate](obj.n.get("pageTemplate"), obj.n.s, asDataHubPageTemplate), nil
+}
+
+// DismissedAnnouncementUrns reads dismissedAnnouncements.
+func (obj *CorpUserHomePageSettings) DismissedAnnouncementUrns() ([]*string, error) {
+	return strPtrList(obj.n.get("dismissedAnnouncements")), nil
+}
+
 // CorpUserInfo is the GraphQL type CorpUserInfo, showing part of an aspect.
 type CorpUserInfo struct{ n node }
 
@@ -7533,6 +7690,11 @@ func (obj *CorpUserSettings) Appearance() (*CorpUserAppearanceSettings, error) {
 // Views reads views.
 func (obj *CorpUserSettings) Views() (*CorpUserViewsSettings, error) {
 	return newCorpUserViewsSettings(obj.n.get("views"), obj.n.s), nil
+}
+
+// HomePage reads homePage.
+func (obj *CorpUserSettings) HomePage() (*CorpUserHomePageSettings, error) {
+	return newCorpUserHomePageSettings(obj.n.get("homePage"), obj.n.s), nil
 }
 
 // CorpUserViewsSettings is the GraphQL type CorpUserViewsSettings, showing part of an aspect.
@@ -7979,6 +8141,271 @@ func (obj *DataHubJSONConnection) Blob(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return c.DataHubJSONConnectionBlob(ctx, obj)
+}
+
+// DataHubPageModuleParams is the GraphQL type DataHubPageModuleParams, showing part of an aspect.
+type DataHubPageModuleParams struct{ n node }
+
+func newDataHubPageModuleParams(v any, s *Scope) *DataHubPageModuleParams {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageModuleParams{node{v, s}}
+}
+
+// NewDataHubPageModuleParams returns the DataHubPageModuleParams showing the JSON value v of an aspect in scope s.
+func NewDataHubPageModuleParams(v any, s *Scope) *DataHubPageModuleParams {
+	return &DataHubPageModuleParams{node{v, s}}
+}
+
+func (obj *DataHubPageModuleParams) value() node { return obj.n }
+
+// IsEntity lets DataHubPageModuleParams be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageModuleParams) IsEntity() {}
+
+// LinkParams reads linkParams.
+func (obj *DataHubPageModuleParams) LinkParams() (*LinkModuleParams, error) {
+	return newLinkModuleParams(obj.n.get("linkParams"), obj.n.s), nil
+}
+
+// RichTextParams reads richTextParams.
+func (obj *DataHubPageModuleParams) RichTextParams() (*RichTextModuleParams, error) {
+	return newRichTextModuleParams(obj.n.get("richTextParams"), obj.n.s), nil
+}
+
+// AssetCollectionParams reads assetCollectionParams.
+func (obj *DataHubPageModuleParams) AssetCollectionParams() (*AssetCollectionModuleParams, error) {
+	return newAssetCollectionModuleParams(obj.n.get("assetCollectionParams"), obj.n.s), nil
+}
+
+// HierarchyViewParams reads hierarchyViewParams.
+func (obj *DataHubPageModuleParams) HierarchyViewParams() (*HierarchyViewModuleParams, error) {
+	return newHierarchyViewModuleParams(obj.n.get("hierarchyViewParams"), obj.n.s), nil
+}
+
+// DataHubPageModuleProperties is the GraphQL type DataHubPageModuleProperties, showing part of an aspect.
+type DataHubPageModuleProperties struct{ n node }
+
+func newDataHubPageModuleProperties(v any, s *Scope) *DataHubPageModuleProperties {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageModuleProperties{node{v, s}}
+}
+
+// NewDataHubPageModuleProperties returns the DataHubPageModuleProperties showing the JSON value v of an aspect in scope s.
+func NewDataHubPageModuleProperties(v any, s *Scope) *DataHubPageModuleProperties {
+	return &DataHubPageModuleProperties{node{v, s}}
+}
+
+func (obj *DataHubPageModuleProperties) value() node { return obj.n }
+
+// IsEntity lets DataHubPageModuleProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageModuleProperties) IsEntity() {}
+
+// Name reads name.
+func (obj *DataHubPageModuleProperties) Name() (string, error) {
+	return str(obj.n.get("name")), nil
+}
+
+// Type reads type.
+func (obj *DataHubPageModuleProperties) Type() (DataHubPageModuleType, error) {
+	return enumVal[DataHubPageModuleType](obj.n.get("type"), "DataHubPageModuleProperties.type")
+}
+
+// Visibility reads visibility.
+func (obj *DataHubPageModuleProperties) Visibility() (*DataHubPageModuleVisibility, error) {
+	return newDataHubPageModuleVisibility(orEmpty(obj.n.get("visibility")), obj.n.s), nil
+}
+
+// Params reads params.
+func (obj *DataHubPageModuleProperties) Params() (*DataHubPageModuleParams, error) {
+	return newDataHubPageModuleParams(orEmpty(obj.n.get("params")), obj.n.s), nil
+}
+
+// Created reads created.
+func (obj *DataHubPageModuleProperties) Created() (*ResolvedAuditStamp, error) {
+	return newResolvedAuditStamp(orEmpty(obj.n.get("created")), obj.n.s), nil
+}
+
+// LastModified reads lastModified.
+func (obj *DataHubPageModuleProperties) LastModified() (*ResolvedAuditStamp, error) {
+	return newResolvedAuditStamp(orEmpty(obj.n.get("lastModified")), obj.n.s), nil
+}
+
+// DataHubPageModuleVisibility is the GraphQL type DataHubPageModuleVisibility, showing part of an aspect.
+type DataHubPageModuleVisibility struct{ n node }
+
+func newDataHubPageModuleVisibility(v any, s *Scope) *DataHubPageModuleVisibility {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageModuleVisibility{node{v, s}}
+}
+
+// NewDataHubPageModuleVisibility returns the DataHubPageModuleVisibility showing the JSON value v of an aspect in scope s.
+func NewDataHubPageModuleVisibility(v any, s *Scope) *DataHubPageModuleVisibility {
+	return &DataHubPageModuleVisibility{node{v, s}}
+}
+
+func (obj *DataHubPageModuleVisibility) value() node { return obj.n }
+
+// IsEntity lets DataHubPageModuleVisibility be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageModuleVisibility) IsEntity() {}
+
+// Scope reads scope.
+func (obj *DataHubPageModuleVisibility) Scope() (*PageModuleScope, error) {
+	return enumPtr[PageModuleScope](obj.n.get("scope"), "DataHubPageModuleVisibility.scope")
+}
+
+// DataHubPageTemplateAssetSummary is the GraphQL type DataHubPageTemplateAssetSummary, showing part of an aspect.
+type DataHubPageTemplateAssetSummary struct{ n node }
+
+func newDataHubPageTemplateAssetSummary(v any, s *Scope) *DataHubPageTemplateAssetSummary {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageTemplateAssetSummary{node{v, s}}
+}
+
+// NewDataHubPageTemplateAssetSummary returns the DataHubPageTemplateAssetSummary showing the JSON value v of an aspect in scope s.
+func NewDataHubPageTemplateAssetSummary(v any, s *Scope) *DataHubPageTemplateAssetSummary {
+	return &DataHubPageTemplateAssetSummary{node{v, s}}
+}
+
+func (obj *DataHubPageTemplateAssetSummary) value() node { return obj.n }
+
+// IsEntity lets DataHubPageTemplateAssetSummary be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageTemplateAssetSummary) IsEntity() {}
+
+// SummaryElements reads summaryElements.
+func (obj *DataHubPageTemplateAssetSummary) SummaryElements() ([]*SummaryElement, error) {
+	return objects(obj.n.get("summaryElements"), obj.n.s, newSummaryElement), nil
+}
+
+// DataHubPageTemplateProperties is the GraphQL type DataHubPageTemplateProperties, showing part of an aspect.
+type DataHubPageTemplateProperties struct{ n node }
+
+func newDataHubPageTemplateProperties(v any, s *Scope) *DataHubPageTemplateProperties {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageTemplateProperties{node{v, s}}
+}
+
+// NewDataHubPageTemplateProperties returns the DataHubPageTemplateProperties showing the JSON value v of an aspect in scope s.
+func NewDataHubPageTemplateProperties(v any, s *Scope) *DataHubPageTemplateProperties {
+	return &DataHubPageTemplateProperties{node{v, s}}
+}
+
+func (obj *DataHubPageTemplateProperties) value() node { return obj.n }
+
+// IsEntity lets DataHubPageTemplateProperties be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageTemplateProperties) IsEntity() {}
+
+// Rows reads rows.
+func (obj *DataHubPageTemplateProperties) Rows() ([]*DataHubPageTemplateRow, error) {
+	return nonNil(objects(obj.n.get("rows"), obj.n.s, newDataHubPageTemplateRow)), nil
+}
+
+// AssetSummary reads assetSummary.
+func (obj *DataHubPageTemplateProperties) AssetSummary() (*DataHubPageTemplateAssetSummary, error) {
+	return newDataHubPageTemplateAssetSummary(obj.n.get("assetSummary"), obj.n.s), nil
+}
+
+// Surface reads surface.
+func (obj *DataHubPageTemplateProperties) Surface() (*DataHubPageTemplateSurface, error) {
+	return newDataHubPageTemplateSurface(orEmpty(obj.n.get("surface")), obj.n.s), nil
+}
+
+// Visibility reads visibility.
+func (obj *DataHubPageTemplateProperties) Visibility() (*DataHubPageTemplateVisibility, error) {
+	return newDataHubPageTemplateVisibility(orEmpty(obj.n.get("visibility")), obj.n.s), nil
+}
+
+// Created reads created.
+func (obj *DataHubPageTemplateProperties) Created() (*ResolvedAuditStamp, error) {
+	return newResolvedAuditStamp(orEmpty(obj.n.get("created")), obj.n.s), nil
+}
+
+// LastModified reads lastModified.
+func (obj *DataHubPageTemplateProperties) LastModified() (*ResolvedAuditStamp, error) {
+	return newResolvedAuditStamp(orEmpty(obj.n.get("lastModified")), obj.n.s), nil
+}
+
+// DataHubPageTemplateRow is the GraphQL type DataHubPageTemplateRow, showing part of an aspect.
+type DataHubPageTemplateRow struct{ n node }
+
+func newDataHubPageTemplateRow(v any, s *Scope) *DataHubPageTemplateRow {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageTemplateRow{node{v, s}}
+}
+
+// NewDataHubPageTemplateRow returns the DataHubPageTemplateRow showing the JSON value v of an aspect in scope s.
+func NewDataHubPageTemplateRow(v any, s *Scope) *DataHubPageTemplateRow {
+	return &DataHubPageTemplateRow{node{v, s}}
+}
+
+func (obj *DataHubPageTemplateRow) value() node { return obj.n }
+
+// IsEntity lets DataHubPageTemplateRow be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageTemplateRow) IsEntity() {}
+
+// Modules reads modules.
+func (obj *DataHubPageTemplateRow) Modules() ([]*DataHubPageModule, error) {
+	return nonNil(refs[*DataHubPageModule](obj.n.get("modules"), obj.n.s, asDataHubPageModule)), nil
+}
+
+// DataHubPageTemplateSurface is the GraphQL type DataHubPageTemplateSurface, showing part of an aspect.
+type DataHubPageTemplateSurface struct{ n node }
+
+func newDataHubPageTemplateSurface(v any, s *Scope) *DataHubPageTemplateSurface {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageTemplateSurface{node{v, s}}
+}
+
+// NewDataHubPageTemplateSurface returns the DataHubPageTemplateSurface showing the JSON value v of an aspect in scope s.
+func NewDataHubPageTemplateSurface(v any, s *Scope) *DataHubPageTemplateSurface {
+	return &DataHubPageTemplateSurface{node{v, s}}
+}
+
+func (obj *DataHubPageTemplateSurface) value() node { return obj.n }
+
+// IsEntity lets DataHubPageTemplateSurface be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageTemplateSurface) IsEntity() {}
+
+// SurfaceType reads surfaceType.
+func (obj *DataHubPageTemplateSurface) SurfaceType() (*PageTemplateSurfaceType, error) {
+	return enumPtr[PageTemplateSurfaceType](obj.n.get("surfaceType"), "DataHubPageTemplateSurface.surfaceType")
+}
+
+// DataHubPageTemplateVisibility is the GraphQL type DataHubPageTemplateVisibility, showing part of an aspect.
+type DataHubPageTemplateVisibility struct{ n node }
+
+func newDataHubPageTemplateVisibility(v any, s *Scope) *DataHubPageTemplateVisibility {
+	if v == nil {
+		return nil
+	}
+	return &DataHubPageTemplateVisibility{node{v, s}}
+}
+
+// NewDataHubPageTemplateVisibility returns the DataHubPageTemplateVisibility showing the JSON value v of an aspect in scope s.
+func NewDataHubPageTemplateVisibility(v any, s *Scope) *DataHubPageTemplateVisibility {
+	return &DataHubPageTemplateVisibility{node{v, s}}
+}
+
+func (obj *DataHubPageTemplateVisibility) value() node { return obj.n }
+
+// IsEntity lets DataHubPageTemplateVisibility be held as an Entity by Go code; its GraphQL type is none.
+func (DataHubPageTemplateVisibility) IsEntity() {}
+
+// Scope reads scope.
+func (obj *DataHubPageTemplateVisibility) Scope() (*PageTemplateScope, error) {
+	return enumPtr[PageTemplateScope](obj.n.get("scope"), "DataHubPageTemplateVisibility.scope")
 }
 
 // DataHubPersona is the GraphQL type DataHubPersona, showing part of an aspect.
@@ -10303,6 +10730,41 @@ func (obj *GlossaryTerms) Terms() ([]*GlossaryTermAssociation, error) {
 	return objects(obj.n.get("terms"), obj.n.s, newGlossaryTermAssociation), nil
 }
 
+// HierarchyViewModuleParams is the GraphQL type HierarchyViewModuleParams, showing part of an aspect.
+type HierarchyViewModuleParams struct{ n node }
+
+func newHierarchyViewModuleParams(v any, s *Scope) *HierarchyViewModuleParams {
+	if v == nil {
+		return nil
+	}
+	return &HierarchyViewModuleParams{node{v, s}}
+}
+
+// NewHierarchyViewModuleParams returns the HierarchyViewModuleParams showing the JSON value v of an aspect in scope s.
+func NewHierarchyViewModuleParams(v any, s *Scope) *HierarchyViewModuleParams {
+	return &HierarchyViewModuleParams{node{v, s}}
+}
+
+func (obj *HierarchyViewModuleParams) value() node { return obj.n }
+
+// IsEntity lets HierarchyViewModuleParams be held as an Entity by Go code; its GraphQL type is none.
+func (HierarchyViewModuleParams) IsEntity() {}
+
+// AssetUrns reads assetUrns.
+func (obj *HierarchyViewModuleParams) AssetUrns() ([]string, error) {
+	return nonNil(strList(obj.n.get("assetUrns"))), nil
+}
+
+// ShowRelatedEntities reads showRelatedEntities.
+func (obj *HierarchyViewModuleParams) ShowRelatedEntities() (bool, error) {
+	return boolean(obj.n.get("showRelatedEntities")), nil
+}
+
+// RelatedEntitiesFilterJSON reads relatedEntitiesFilterJson.
+func (obj *HierarchyViewModuleParams) RelatedEntitiesFilterJSON() (*string, error) {
+	return strPtr(obj.n.get("relatedEntitiesFilterJson")), nil
+}
+
 // IconProperties is the GraphQL type IconProperties, showing part of an aspect.
 type IconProperties struct{ n node }
 
@@ -10737,6 +11199,39 @@ func (obj *InstitutionalMemoryMetadata) Description() (string, error) {
 // AssociatedUrn reads $urn.
 func (obj *InstitutionalMemoryMetadata) AssociatedUrn() (string, error) {
 	return str(obj.n.get("$urn")), nil
+}
+
+// LinkModuleParams is the GraphQL type LinkModuleParams, showing part of an aspect.
+type LinkModuleParams struct{ n node }
+
+func newLinkModuleParams(v any, s *Scope) *LinkModuleParams {
+	if v == nil {
+		return nil
+	}
+	return &LinkModuleParams{node{v, s}}
+}
+
+// NewLinkModuleParams returns the LinkModuleParams showing the JSON value v of an aspect in scope s.
+func NewLinkModuleParams(v any, s *Scope) *LinkModuleParams { return &LinkModuleParams{node{v, s}} }
+
+func (obj *LinkModuleParams) value() node { return obj.n }
+
+// IsEntity lets LinkModuleParams be held as an Entity by Go code; its GraphQL type is none.
+func (LinkModuleParams) IsEntity() {}
+
+// LinkURL reads linkUrl.
+func (obj *LinkModuleParams) LinkURL() (string, error) {
+	return str(obj.n.get("linkUrl")), nil
+}
+
+// ImageURL reads imageUrl.
+func (obj *LinkModuleParams) ImageURL() (*string, error) {
+	return strPtr(obj.n.get("imageUrl")), nil
+}
+
+// Description reads description.
+func (obj *LinkModuleParams) Description() (*string, error) {
+	return strPtr(obj.n.get("description")), nil
 }
 
 // MLFeatureEditableProperties is the GraphQL type MLFeatureEditableProperties, showing part of an aspect.
@@ -11781,6 +12276,31 @@ func (obj *ResolvedAuditStamp) Actor() (*CorpUser, error) {
 	return ref[*CorpUser](obj.n.get("actor"), obj.n.s, asCorpUser), nil
 }
 
+// RichTextModuleParams is the GraphQL type RichTextModuleParams, showing part of an aspect.
+type RichTextModuleParams struct{ n node }
+
+func newRichTextModuleParams(v any, s *Scope) *RichTextModuleParams {
+	if v == nil {
+		return nil
+	}
+	return &RichTextModuleParams{node{v, s}}
+}
+
+// NewRichTextModuleParams returns the RichTextModuleParams showing the JSON value v of an aspect in scope s.
+func NewRichTextModuleParams(v any, s *Scope) *RichTextModuleParams {
+	return &RichTextModuleParams{node{v, s}}
+}
+
+func (obj *RichTextModuleParams) value() node { return obj.n }
+
+// IsEntity lets RichTextModuleParams be held as an Entity by Go code; its GraphQL type is none.
+func (RichTextModuleParams) IsEntity() {}
+
+// Content reads content.
+func (obj *RichTextModuleParams) Content() (string, error) {
+	return str(obj.n.get("content")), nil
+}
+
 // RoleAssociation is the GraphQL type RoleAssociation, showing part of an aspect.
 type RoleAssociation struct{ n node }
 
@@ -12615,6 +13135,34 @@ func (SubTypes) IsEntity() {}
 // TypeNames reads typeNames.
 func (obj *SubTypes) TypeNames() ([]string, error) {
 	return strList(obj.n.get("typeNames")), nil
+}
+
+// SummaryElement is the GraphQL type SummaryElement, showing part of an aspect.
+type SummaryElement struct{ n node }
+
+func newSummaryElement(v any, s *Scope) *SummaryElement {
+	if v == nil {
+		return nil
+	}
+	return &SummaryElement{node{v, s}}
+}
+
+// NewSummaryElement returns the SummaryElement showing the JSON value v of an aspect in scope s.
+func NewSummaryElement(v any, s *Scope) *SummaryElement { return &SummaryElement{node{v, s}} }
+
+func (obj *SummaryElement) value() node { return obj.n }
+
+// IsEntity lets SummaryElement be held as an Entity by Go code; its GraphQL type is none.
+func (SummaryElement) IsEntity() {}
+
+// ElementType reads elementType.
+func (obj *SummaryElement) ElementType() (SummaryElementType, error) {
+	return enumVal[SummaryElementType](obj.n.get("elementType"), "SummaryElement.elementType")
+}
+
+// StructuredProperty reads structuredPropertyUrn.
+func (obj *SummaryElement) StructuredProperty() (*StructuredPropertyEntity, error) {
+	return ref[*StructuredPropertyEntity](obj.n.get("structuredPropertyUrn"), obj.n.s, asStructuredPropertyEntity), nil
 }
 
 // TagAssociation is the GraphQL type TagAssociation, showing part of an aspect.

@@ -187,6 +187,11 @@ type AssertionRunEventsResult struct {
 	RunEvents []*AssertionRunEvent `json:"runEvents"`
 }
 
+type AssetCollectionModuleParamsInput struct {
+	AssetUrns         []string `json:"assetUrns"`
+	DynamicFilterJSON *string  `json:"dynamicFilterJson,omitempty"`
+}
+
 type AuthConfig struct {
 	TokenAuthEnabled bool `json:"tokenAuthEnabled"`
 }
@@ -761,6 +766,14 @@ type DeleteFormInput struct {
 	Urn string `json:"urn"`
 }
 
+type DeletePageModuleInput struct {
+	Urn string `json:"urn"`
+}
+
+type DeletePageTemplateInput struct {
+	Urn string `json:"urn"`
+}
+
 type DeleteStructuredPropertyInput struct {
 	Urn string `json:"urn"`
 }
@@ -1078,6 +1091,10 @@ type GetTimelineResult struct {
 	ChangeTransactions []*ChangeTransaction `json:"changeTransactions"`
 }
 
+type GlobalHomePageSettings struct {
+	DefaultTemplate *DataHubPageTemplate `json:"defaultTemplate,omitempty"`
+}
+
 type GlobalTagsUpdate struct {
 	Tags []*TagAssociationUpdate `json:"tags,omitempty"`
 }
@@ -1105,6 +1122,12 @@ type Health struct {
 	Status  HealthStatus     `json:"status"`
 	Message *string          `json:"message,omitempty"`
 	Causes  []string         `json:"causes,omitempty"`
+}
+
+type HierarchyViewModuleParamsInput struct {
+	AssetUrns                 []string `json:"assetUrns"`
+	ShowRelatedEntities       bool     `json:"showRelatedEntities"`
+	RelatedEntitiesFilterJSON *string  `json:"relatedEntitiesFilterJson,omitempty"`
 }
 
 type Highlight struct {
@@ -1202,6 +1225,12 @@ type LineageRelationship struct {
 	UpdatedActor Entity        `json:"updatedActor,omitempty"`
 	IsManual     *bool         `json:"isManual,omitempty"`
 	Paths        []*EntityPath `json:"paths,omitempty"`
+}
+
+type LinkModuleParamsInput struct {
+	LinkURL     string  `json:"linkUrl"`
+	ImageURL    *string `json:"imageUrl,omitempty"`
+	Description *string `json:"description,omitempty"`
 }
 
 type LinkParams struct {
@@ -1513,6 +1542,22 @@ type OwnershipUpdate struct {
 	Owners []*OwnerUpdate `json:"owners"`
 }
 
+type PageModuleParamsInput struct {
+	LinkParams            *LinkModuleParamsInput            `json:"linkParams,omitempty"`
+	RichTextParams        *RichTextModuleParamsInput        `json:"richTextParams,omitempty"`
+	AssetCollectionParams *AssetCollectionModuleParamsInput `json:"assetCollectionParams,omitempty"`
+	HierarchyViewParams   *HierarchyViewModuleParamsInput   `json:"hierarchyViewParams,omitempty"`
+}
+
+type PageTemplateAssetSummaryInput struct {
+	SummaryElements []*SummaryElementInput `json:"summaryElements"`
+}
+
+type PageTemplateRowInput struct {
+	// URNs of stored page modules, in display order.
+	Modules []string `json:"modules"`
+}
+
 type ParentContainersResult struct {
 	Count      int          `json:"count"`
 	Containers []*Container `json:"containers"`
@@ -1552,6 +1597,7 @@ type PlatformPrivileges struct {
 	ManageBusinessAttributes     bool `json:"manageBusinessAttributes"`
 	ManageStructuredProperties   bool `json:"manageStructuredProperties"`
 	ViewStructuredPropertiesPage bool `json:"viewStructuredPropertiesPage"`
+	ManageHomePageTemplates      bool `json:"manageHomePageTemplates"`
 }
 
 type PoliciesConfig struct {
@@ -1759,6 +1805,10 @@ type ResourceRefInput struct {
 type ResourceSpec struct {
 	ResourceType EntityType `json:"resourceType"`
 	ResourceUrn  string     `json:"resourceUrn"`
+}
+
+type RichTextModuleParamsInput struct {
+	Content string `json:"content"`
 }
 
 type RollbackIngestionInput struct {
@@ -2043,6 +2093,12 @@ type SubmitFormPromptInput struct {
 	StructuredPropertyParams *StructuredPropertyInputParams `json:"structuredPropertyParams,omitempty"`
 }
 
+type SummaryElementInput struct {
+	ElementType SummaryElementType `json:"elementType"`
+	// Required when elementType is STRUCTURED_PROPERTY.
+	StructuredPropertyUrn *string `json:"structuredPropertyUrn,omitempty"`
+}
+
 type TableChart struct {
 	Title   string   `json:"title"`
 	Columns []string `json:"columns"`
@@ -2289,6 +2345,15 @@ type UpdateTypeQualifierInput struct {
 	NewAllowedTypes []string `json:"newAllowedTypes,omitempty"`
 }
 
+type UpdateUserHomePageSettingsInput struct {
+	// The template to show on the caller's home page.
+	PageTemplate *string `json:"pageTemplate,omitempty"`
+	// Go back to the instance's default template (not together with pageTemplate).
+	RemovePageTemplate *bool `json:"removePageTemplate,omitempty"`
+	// Announcements (posts) the caller dismissed, added to those dismissed before.
+	NewDismissedAnnouncements []string `json:"newDismissedAnnouncements,omitempty"`
+}
+
 type UpdateUserSettingInput struct {
 	Name  UserSetting `json:"name"`
 	Value bool        `json:"value"`
@@ -2315,6 +2380,25 @@ type UpsertDataHubConnectionInput struct {
 	PlatformUrn string                       `json:"platformUrn"`
 	JSON        *DataHubJSONConnectionInput  `json:"json,omitempty"`
 	Name        *string                      `json:"name,omitempty"`
+}
+
+type UpsertPageModuleInput struct {
+	// The module to replace; a new one is created when none is given.
+	Urn   *string               `json:"urn,omitempty"`
+	Name  string                `json:"name"`
+	Type  DataHubPageModuleType `json:"type"`
+	Scope PageModuleScope       `json:"scope"`
+	// The settings of the module's type: linkParams for LINK, richTextParams for RICH_TEXT, assetCollectionParams for ASSET_COLLECTION, hierarchyViewParams for HIERARCHY.
+	Params *PageModuleParamsInput `json:"params"`
+}
+
+type UpsertPageTemplateInput struct {
+	// The template to replace; a new one is created when none is given.
+	Urn          *string                        `json:"urn,omitempty"`
+	Rows         []*PageTemplateRowInput        `json:"rows"`
+	AssetSummary *PageTemplateAssetSummaryInput `json:"assetSummary,omitempty"`
+	Scope        PageTemplateScope              `json:"scope"`
+	SurfaceType  PageTemplateSurfaceType        `json:"surfaceType"`
 }
 
 type UpsertStructuredPropertiesInput struct {
@@ -3602,6 +3686,85 @@ func (e DataHubConnectionDetailsType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type DataHubPageModuleType string
+
+const (
+	DataHubPageModuleTypeLink            DataHubPageModuleType = "LINK"
+	DataHubPageModuleTypeRichText        DataHubPageModuleType = "RICH_TEXT"
+	DataHubPageModuleTypeAssetCollection DataHubPageModuleType = "ASSET_COLLECTION"
+	DataHubPageModuleTypeHierarchy       DataHubPageModuleType = "HIERARCHY"
+	DataHubPageModuleTypeOwnedAssets     DataHubPageModuleType = "OWNED_ASSETS"
+	DataHubPageModuleTypeDomains         DataHubPageModuleType = "DOMAINS"
+	DataHubPageModuleTypeAssets          DataHubPageModuleType = "ASSETS"
+	DataHubPageModuleTypeChildHierarchy  DataHubPageModuleType = "CHILD_HIERARCHY"
+	DataHubPageModuleTypeDataProducts    DataHubPageModuleType = "DATA_PRODUCTS"
+	DataHubPageModuleTypeRelatedTerms    DataHubPageModuleType = "RELATED_TERMS"
+	DataHubPageModuleTypePlatforms       DataHubPageModuleType = "PLATFORMS"
+	DataHubPageModuleTypeLineage         DataHubPageModuleType = "LINEAGE"
+	DataHubPageModuleTypeColumns         DataHubPageModuleType = "COLUMNS"
+	DataHubPageModuleTypeUnknown         DataHubPageModuleType = "UNKNOWN"
+)
+
+var AllDataHubPageModuleType = []DataHubPageModuleType{
+	DataHubPageModuleTypeLink,
+	DataHubPageModuleTypeRichText,
+	DataHubPageModuleTypeAssetCollection,
+	DataHubPageModuleTypeHierarchy,
+	DataHubPageModuleTypeOwnedAssets,
+	DataHubPageModuleTypeDomains,
+	DataHubPageModuleTypeAssets,
+	DataHubPageModuleTypeChildHierarchy,
+	DataHubPageModuleTypeDataProducts,
+	DataHubPageModuleTypeRelatedTerms,
+	DataHubPageModuleTypePlatforms,
+	DataHubPageModuleTypeLineage,
+	DataHubPageModuleTypeColumns,
+	DataHubPageModuleTypeUnknown,
+}
+
+func (e DataHubPageModuleType) IsValid() bool {
+	switch e {
+	case DataHubPageModuleTypeLink, DataHubPageModuleTypeRichText, DataHubPageModuleTypeAssetCollection, DataHubPageModuleTypeHierarchy, DataHubPageModuleTypeOwnedAssets, DataHubPageModuleTypeDomains, DataHubPageModuleTypeAssets, DataHubPageModuleTypeChildHierarchy, DataHubPageModuleTypeDataProducts, DataHubPageModuleTypeRelatedTerms, DataHubPageModuleTypePlatforms, DataHubPageModuleTypeLineage, DataHubPageModuleTypeColumns, DataHubPageModuleTypeUnknown:
+		return true
+	}
+	return false
+}
+
+func (e DataHubPageModuleType) String() string {
+	return string(e)
+}
+
+func (e *DataHubPageModuleType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DataHubPageModuleType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DataHubPageModuleType", str)
+	}
+	return nil
+}
+
+func (e DataHubPageModuleType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DataHubPageModuleType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DataHubPageModuleType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type DataHubViewType string
 
 const (
@@ -4005,6 +4168,8 @@ const (
 	EntityTypeBusinessAttribute    EntityType = "BUSINESS_ATTRIBUTE"
 	EntityTypeVersionSet           EntityType = "VERSION_SET"
 	EntityTypeApplication          EntityType = "APPLICATION"
+	EntityTypeDatahubPageTemplate  EntityType = "DATAHUB_PAGE_TEMPLATE"
+	EntityTypeDatahubPageModule    EntityType = "DATAHUB_PAGE_MODULE"
 )
 
 var AllEntityType = []EntityType{
@@ -4056,11 +4221,13 @@ var AllEntityType = []EntityType{
 	EntityTypeBusinessAttribute,
 	EntityTypeVersionSet,
 	EntityTypeApplication,
+	EntityTypeDatahubPageTemplate,
+	EntityTypeDatahubPageModule,
 }
 
 func (e EntityType) IsValid() bool {
 	switch e {
-	case EntityTypeDomain, EntityTypeDataset, EntityTypeCorpUser, EntityTypeCorpGroup, EntityTypeDataPlatform, EntityTypeErModelRelationship, EntityTypeDashboard, EntityTypeNotebook, EntityTypeChart, EntityTypeDataFlow, EntityTypeDataJob, EntityTypeTag, EntityTypeGlossaryTerm, EntityTypeGlossaryNode, EntityTypeContainer, EntityTypeMlmodel, EntityTypeMlmodelGroup, EntityTypeMlfeatureTable, EntityTypeMlfeature, EntityTypeMlprimaryKey, EntityTypeIngestionSource, EntityTypeExecutionRequest, EntityTypeAssertion, EntityTypeDataProcessInstance, EntityTypeDataPlatformInstance, EntityTypeAccessToken, EntityTypeTest, EntityTypeDatahubPolicy, EntityTypeDatahubRole, EntityTypePost, EntityTypeSchemaField, EntityTypeDatahubView, EntityTypeQuery, EntityTypeDataProduct, EntityTypeCustomOwnershipType, EntityTypeDatahubConnection, EntityTypeIncident, EntityTypeRole, EntityTypeDataContract, EntityTypeStructuredProperty, EntityTypeForm, EntityTypeDataType, EntityTypeEntityType, EntityTypeRestricted, EntityTypeOther, EntityTypeBusinessAttribute, EntityTypeVersionSet, EntityTypeApplication:
+	case EntityTypeDomain, EntityTypeDataset, EntityTypeCorpUser, EntityTypeCorpGroup, EntityTypeDataPlatform, EntityTypeErModelRelationship, EntityTypeDashboard, EntityTypeNotebook, EntityTypeChart, EntityTypeDataFlow, EntityTypeDataJob, EntityTypeTag, EntityTypeGlossaryTerm, EntityTypeGlossaryNode, EntityTypeContainer, EntityTypeMlmodel, EntityTypeMlmodelGroup, EntityTypeMlfeatureTable, EntityTypeMlfeature, EntityTypeMlprimaryKey, EntityTypeIngestionSource, EntityTypeExecutionRequest, EntityTypeAssertion, EntityTypeDataProcessInstance, EntityTypeDataPlatformInstance, EntityTypeAccessToken, EntityTypeTest, EntityTypeDatahubPolicy, EntityTypeDatahubRole, EntityTypePost, EntityTypeSchemaField, EntityTypeDatahubView, EntityTypeQuery, EntityTypeDataProduct, EntityTypeCustomOwnershipType, EntityTypeDatahubConnection, EntityTypeIncident, EntityTypeRole, EntityTypeDataContract, EntityTypeStructuredProperty, EntityTypeForm, EntityTypeDataType, EntityTypeEntityType, EntityTypeRestricted, EntityTypeOther, EntityTypeBusinessAttribute, EntityTypeVersionSet, EntityTypeApplication, EntityTypeDatahubPageTemplate, EntityTypeDatahubPageModule:
 		return true
 	}
 	return false
@@ -5743,6 +5910,171 @@ func (e OwnershipType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type PageModuleScope string
+
+const (
+	PageModuleScopePersonal PageModuleScope = "PERSONAL"
+	PageModuleScopeGlobal   PageModuleScope = "GLOBAL"
+)
+
+var AllPageModuleScope = []PageModuleScope{
+	PageModuleScopePersonal,
+	PageModuleScopeGlobal,
+}
+
+func (e PageModuleScope) IsValid() bool {
+	switch e {
+	case PageModuleScopePersonal, PageModuleScopeGlobal:
+		return true
+	}
+	return false
+}
+
+func (e PageModuleScope) String() string {
+	return string(e)
+}
+
+func (e *PageModuleScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PageModuleScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PageModuleScope", str)
+	}
+	return nil
+}
+
+func (e PageModuleScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PageModuleScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PageModuleScope) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PageTemplateScope string
+
+const (
+	PageTemplateScopePersonal PageTemplateScope = "PERSONAL"
+	PageTemplateScopeGlobal   PageTemplateScope = "GLOBAL"
+)
+
+var AllPageTemplateScope = []PageTemplateScope{
+	PageTemplateScopePersonal,
+	PageTemplateScopeGlobal,
+}
+
+func (e PageTemplateScope) IsValid() bool {
+	switch e {
+	case PageTemplateScopePersonal, PageTemplateScopeGlobal:
+		return true
+	}
+	return false
+}
+
+func (e PageTemplateScope) String() string {
+	return string(e)
+}
+
+func (e *PageTemplateScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PageTemplateScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PageTemplateScope", str)
+	}
+	return nil
+}
+
+func (e PageTemplateScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PageTemplateScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PageTemplateScope) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type PageTemplateSurfaceType string
+
+const (
+	PageTemplateSurfaceTypeHomePage     PageTemplateSurfaceType = "HOME_PAGE"
+	PageTemplateSurfaceTypeAssetSummary PageTemplateSurfaceType = "ASSET_SUMMARY"
+)
+
+var AllPageTemplateSurfaceType = []PageTemplateSurfaceType{
+	PageTemplateSurfaceTypeHomePage,
+	PageTemplateSurfaceTypeAssetSummary,
+}
+
+func (e PageTemplateSurfaceType) IsValid() bool {
+	switch e {
+	case PageTemplateSurfaceTypeHomePage, PageTemplateSurfaceTypeAssetSummary:
+		return true
+	}
+	return false
+}
+
+func (e PageTemplateSurfaceType) String() string {
+	return string(e)
+}
+
+func (e *PageTemplateSurfaceType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PageTemplateSurfaceType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PageTemplateSurfaceType", str)
+	}
+	return nil
+}
+
+func (e PageTemplateSurfaceType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PageTemplateSurfaceType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PageTemplateSurfaceType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type PartitionType string
 
 const (
@@ -7021,6 +7353,75 @@ func (e *SubResourceType) UnmarshalJSON(b []byte) error {
 }
 
 func (e SubResourceType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SummaryElementType string
+
+const (
+	SummaryElementTypeCreated            SummaryElementType = "CREATED"
+	SummaryElementTypeLastModified       SummaryElementType = "LAST_MODIFIED"
+	SummaryElementTypeTags               SummaryElementType = "TAGS"
+	SummaryElementTypeGlossaryTerms      SummaryElementType = "GLOSSARY_TERMS"
+	SummaryElementTypeOwners             SummaryElementType = "OWNERS"
+	SummaryElementTypeDomain             SummaryElementType = "DOMAIN"
+	SummaryElementTypeStructuredProperty SummaryElementType = "STRUCTURED_PROPERTY"
+	SummaryElementTypeDocumentStatus     SummaryElementType = "DOCUMENT_STATUS"
+	SummaryElementTypeDocumentType       SummaryElementType = "DOCUMENT_TYPE"
+)
+
+var AllSummaryElementType = []SummaryElementType{
+	SummaryElementTypeCreated,
+	SummaryElementTypeLastModified,
+	SummaryElementTypeTags,
+	SummaryElementTypeGlossaryTerms,
+	SummaryElementTypeOwners,
+	SummaryElementTypeDomain,
+	SummaryElementTypeStructuredProperty,
+	SummaryElementTypeDocumentStatus,
+	SummaryElementTypeDocumentType,
+}
+
+func (e SummaryElementType) IsValid() bool {
+	switch e {
+	case SummaryElementTypeCreated, SummaryElementTypeLastModified, SummaryElementTypeTags, SummaryElementTypeGlossaryTerms, SummaryElementTypeOwners, SummaryElementTypeDomain, SummaryElementTypeStructuredProperty, SummaryElementTypeDocumentStatus, SummaryElementTypeDocumentType:
+		return true
+	}
+	return false
+}
+
+func (e SummaryElementType) String() string {
+	return string(e)
+}
+
+func (e *SummaryElementType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SummaryElementType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SummaryElementType", str)
+	}
+	return nil
+}
+
+func (e SummaryElementType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SummaryElementType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SummaryElementType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
