@@ -471,7 +471,16 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	// decode than to count.
 	cols := "d.id"
 	sel := []string{"count(*)"}
-	args := append([]any{}, w.args...)
+	var args []any
+	if ask.tier != "" {
+		// Tested on the row each hit's facets are read from anyway: the
+		// tier's documents through the index instead cost a heap visit
+		// each, for every document of the tier rather than the window's
+		// (982 ms for a word in every name of 100,000 datasets, 60 ms so).
+		cols += ", d.tsv @@ ?::tsquery AS t1"
+		args = append(args, ask.tier)
+	}
+	args = append(args, w.args...)
 	if ask.facets {
 		cols += ", d.fids"
 		sel = append(sel, "coalesce(string_agg(h.fids, ''::bytea), ''::bytea)")
@@ -490,10 +499,7 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		sel = append(sel, "(SELECT coalesce(string_agg(g.e || '=' || g.n, ','), '') FROM (SELECT h4.entity e, count(*) n FROM h h4 GROUP BY h4.entity) g)")
 	}
 	if ask.tier != "" {
-		// The tier's documents through the index alone (OFFSET 0 keeps
-		// the planner from testing each hit's tsvector instead).
-		sel = append(sel, "(SELECT coalesce(string_agg(h3.id::text, ','), '') FROM h h3 JOIN (SELECT t.id FROM search_doc t WHERE t.tsv @@ ?::tsquery OFFSET 0) tt ON tt.id = h3.id)")
-		args = append(args, ask.tier)
+		sel = append(sel, "coalesce(string_agg(h.id::text, ',') FILTER (WHERE h.t1), '')")
 	}
 	var run []byte
 	var byURN, all, tier, ents sql.NullString
