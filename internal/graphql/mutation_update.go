@@ -14,9 +14,9 @@ import (
 // The legacy update mutations (updateDataset, updateChart, ...) replace
 // each aspect their input names with the value the input gives, as
 // DataHub's update input mappers do: an ownership update is the whole list
-// of owners, a tags update the whole list of tags. Privileges are those of
-// the aspects written (EDIT_ENTITY, or EDIT_ENTITY_OWNERS for ownership,
-// and so on), checked by the ingest pipeline.
+// of owners, a tags update the whole list of tags. As in DataHub, the
+// caller needs EDIT_ENTITY, or every specific privilege of the parts the
+// input gives (EDIT_ENTITY_OWNERS for ownership, and so on).
 
 // legacyUpdate is what one of these inputs asks for, whichever entity it
 // is for.
@@ -177,7 +177,58 @@ func (r *Resolver) updateLegacy(ctx context.Context, urn, entity string, u legac
 	if p.err != nil {
 		return p.err
 	}
+	ctx, err := r.requireEdit(ctx, urn, "update "+urn, u.privileges())
+	if err != nil {
+		return err
+	}
 	return r.write(ctx, p.list...)
+}
+
+// privileges are the specific privileges DataHub asks of an update, each
+// needed when EDIT_ENTITY is not held.
+func (u legacyUpdate) privileges() []string {
+	var out []string
+	for _, c := range []struct {
+		given bool
+		privs []string
+	}{
+		{u.memory != nil, []string{"EDIT_ENTITY_DOC_LINKS"}},
+		{u.ownership != nil, []string{"EDIT_ENTITY_OWNERS"}},
+		{u.deprecation != nil, []string{"EDIT_ENTITY_STATUS"}},
+		{u.editable, []string{"EDIT_ENTITY_DOCS"}},
+		{u.tags != nil, []string{"EDIT_ENTITY_TAGS"}},
+		{u.schema != nil, []string{"EDIT_DATASET_COL_TAGS", "EDIT_DATASET_COL_DESCRIPTION"}},
+	} {
+		if c.given {
+			out = append(out, c.privs...)
+		}
+	}
+	return out
+}
+
+// requireEdit fails with Forbidden unless the caller holds EDIT_ENTITY on
+// urn, or every one of all; it returns ctx marked so that the writes this
+// authorizes go through.
+func (r *Resolver) requireEdit(ctx context.Context, urn, what string, all []string) (context.Context, error) {
+	if r.auth == nil {
+		return ctx, nil
+	}
+	res, actor := auth.Resource{Type: urnType(urn), URN: urn}, actorOf(ctx)
+	ok, err := r.auth.Allowed(ctx, actor, res, auth.PrivEditEntity)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		for _, p := range all {
+			if err := r.auth.Require(ctx, actor, res, what, p); err != nil {
+				return nil, err
+			}
+		}
+		if len(all) == 0 {
+			return nil, catalog.Errorf(catalog.Forbidden, "%s is unauthorized to %s", actor, what)
+		}
+	}
+	return auth.Delegated(ctx), nil
 }
 
 // ownershipOf is the ownership an OwnershipUpdate gives: each owner of the
