@@ -322,6 +322,9 @@ func TestGraphQLERModelRelationshipUI(t *testing.T) {
 				get(t, rel, "properties.relationshipFieldMappings.0.sourceField") != "customer_id" || get(t, rel, "properties.createdActor.urn") != "urn:li:corpuser:datahub" {
 				t.Errorf("properties = %v", get(t, rel, "properties"))
 			}
+			if n := num(t, get(t, rel, "outgoing.total")); n != 2 {
+				t.Errorf("outgoing relationships of the relationship = %v, want its two datasets", get(t, rel, "outgoing"))
+			}
 			if get(t, rel, "editableProperties.name") != "Orders to customers" || get(t, rel, "editableProperties.description") != "Each order has a customer" {
 				t.Errorf("editableProperties = %v", get(t, rel, "editableProperties"))
 			}
@@ -397,6 +400,12 @@ func TestGraphQLAssetVersionsUI(t *testing.T) {
 				t.Errorf("after unlinking the latest = %s, want %s", got, want)
 			}
 			uiFails(t, ui, "unlinkAssetVersion", inputOf(map[string]any{"versionSet": "urn:li:versionSet:(other,dataset)", "unlinkedEntity": mutA}), "not linked to specified version set")
+			// A dataset as of a version has no relationships of its own, as
+			// in DataHub.
+			vd := srv.gqlData(t, `query($u: String!) { versionedDataset(urn: $u) { urn relationships(input: {types: ["VersionOf"], direction: OUTGOING}) { total } } }`, map[string]any{"u": mutA})
+			if get(t, vd, "versionedDataset.urn") != mutA || get(t, vd, "versionedDataset.relationships") != nil {
+				t.Errorf("versionedDataset = %v, want its relationships null", vd)
+			}
 			const getSet = `query($u: String!) { versionSet(urn: $u) { urn } }`
 			if d := srv.gqlData(t, getSet, map[string]any{"u": mutVersionSet}); get(t, d, "versionSet.urn") != mutVersionSet {
 				t.Errorf("the version set with a version left: %v", d)
