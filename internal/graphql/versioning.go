@@ -66,7 +66,7 @@ func (r *Resolver) storedInto(ctx context.Context, urn, name string, v any) (boo
 // LinkAssetVersion makes an asset the latest version of a version set,
 // creating the set with its first version. Linking an asset already in the
 // set changes nothing and answers null, as in DataHub. The caller needs
-// EDIT_ENTITY on both the set and the asset, which the write checks.
+// EDIT_ENTITY on both the set and the asset.
 func (r *mutationResolver) LinkAssetVersion(ctx context.Context, in model.LinkVersionInput) (*model.VersionSet, error) {
 	vs, entity := in.VersionSet, in.LinkedEntity
 	setType, err := versionSetOf(vs)
@@ -74,6 +74,9 @@ func (r *mutationResolver) LinkAssetVersion(ctx context.Context, in model.LinkVe
 		return nil, err
 	}
 	if err := r.mustExist(ctx, entity); err != nil {
+		return nil, err
+	}
+	if ctx, err = r.requireVersioning(ctx, vs, entity); err != nil {
 		return nil, err
 	}
 	if urnType(entity) != setType {
@@ -182,6 +185,10 @@ func (r *mutationResolver) UnlinkAssetVersion(ctx context.Context, in model.Unli
 	if _, err := catalog.ParseURN(entity); err != nil {
 		return nil, err
 	}
+	ctx, err := r.requireVersioning(ctx, vs, entity)
+	if err != nil {
+		return nil, err
+	}
 	var cur models.VersionProperties
 	if ok, err := r.storedInto(ctx, entity, "versionProperties", &cur); err != nil || !ok {
 		return nil, err
@@ -226,6 +233,17 @@ func (r *mutationResolver) UnlinkAssetVersion(ctx context.Context, in model.Unli
 		return nil, err
 	}
 	return &model.VersionSet{Urn: vs}, nil
+}
+
+// requireVersioning checks that the caller may edit both the version set
+// and the asset, as DataHub asks before linking or unlinking; the writes
+// that follow, including those on the set's other versions, then go
+// through.
+func (r *Resolver) requireVersioning(ctx context.Context, vs, entity string) (context.Context, error) {
+	if _, err := r.requireEdit(ctx, vs, "update entities "+vs+" and "+entity, nil); err != nil {
+		return nil, err
+	}
+	return r.requireEdit(ctx, entity, "update entities "+vs+" and "+entity, nil)
 }
 
 // previousVersion is the version of the set vs with the greatest sort id
