@@ -17,6 +17,7 @@ var (
 	mutDashboard     = "urn:li:dashboard:(looker,mut_dashboard)"
 	mutFlow          = "urn:li:dataFlow:(airflow,mut_flow,PROD)"
 	mutJob           = "urn:li:dataJob:(" + mutFlow + ",mut_job)"
+	mutJob2          = "urn:li:dataJob:(" + mutFlow + ",mut_job2)"
 	mutTag, mutTag2  = "urn:li:tag:mut_tag", "urn:li:tag:mut_tag2"
 	mutTerm          = "urn:li:glossaryTerm:mut_term"
 	mutNode          = "urn:li:glossaryNode:mut_node"
@@ -35,6 +36,7 @@ func mutationSeeds() []map[string]any {
 		seed(mutDashboard, "dashboard", "dashboardInfo", map[string]any{"title": "Mut dashboard", "description": "", "lastModified": last}),
 		seed(mutFlow, "dataFlow", "dataFlowInfo", map[string]any{"name": "mut_flow"}),
 		seed(mutJob, "dataJob", "dataJobInfo", map[string]any{"name": "mut_job", "type": "COMMAND"}),
+		seed(mutJob2, "dataJob", "dataJobInfo", map[string]any{"name": "mut_job2", "type": "COMMAND"}),
 		seed(mutTag, "tag", "tagProperties", map[string]any{"name": "Mut tag"}),
 		seed(mutTag2, "tag", "tagProperties", map[string]any{"name": "Mut tag 2"}),
 		seed(mutTerm, "glossaryTerm", "glossaryTermInfo", map[string]any{"name": "Mut term", "definition": "", "termSource": "INTERNAL"}),
@@ -94,8 +96,8 @@ func TestGraphQLUpdateLineageUI(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			srv, ui := mutationServer(t, st)
 			ui.run(t, "updateLineage", inputOf(map[string]any{"edgesToRemove": []any{}, "edgesToAdd": lineageEdges(
-				mutA, mutB, mutA, mutChart, mutChart, mutDashboard, mutB, mutDashboard, mutA, mutJob, mutJob, mutC)}))
-			want := map[string][]string{mutB: {mutA}, mutChart: {mutA}, mutDashboard: {mutChart, mutB}, mutJob: {mutA}, mutC: {mutJob}}
+				mutA, mutB, mutA, mutChart, mutChart, mutDashboard, mutB, mutDashboard, mutA, mutJob, mutJob, mutC, mutJob, mutJob2)}))
+			want := map[string][]string{mutB: {mutA}, mutChart: {mutA}, mutDashboard: {mutChart, mutB}, mutJob: {mutA}, mutC: {mutJob}, mutJob2: {mutJob}}
 			for urn, w := range want {
 				slices.Sort(w)
 				if got := upstreamsIn(t, ui, urn); !slices.Equal(got, w) {
@@ -112,6 +114,9 @@ func TestGraphQLUpdateLineageUI(t *testing.T) {
 			if get(t, io, "inputDatasetEdges.0.destinationUrn") != mutA || get(t, io, "outputDatasetEdges.0.destinationUrn") != mutC ||
 				get(t, io, "outputDatasetEdges.0.sourceUrn") != mutJob {
 				t.Errorf("dataJobInputOutput = %v", io)
+			}
+			if e := get(t, aspectsOf(t, srv, mutJob2), "dataJobInputOutput.inputDatajobEdges.0"); get(t, e, "destinationUrn") != mutJob {
+				t.Errorf("job2 inputDatajobEdges = %v", e)
 			}
 			if e := get(t, aspectsOf(t, srv, mutDashboard), "dashboardInfo.chartEdges.0"); get(t, e, "destinationUrn") != mutChart {
 				t.Errorf("dashboard chartEdges = %v", e)
