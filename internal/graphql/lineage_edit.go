@@ -118,11 +118,7 @@ func (r *mutationResolver) UpdateLineage(ctx context.Context, in model.UpdateLin
 	}
 	props := make([]catalog.Proposal, 0, len(edits.order))
 	for _, urn := range edits.order {
-		p, err := r.lineageProposal(ctx, urn, edits.by[urn])
-		if err != nil {
-			return nil, err
-		}
-		props = append(props, p)
+		props = append(props, lineageProposal(ctx, urn, edits.by[urn]))
 	}
 	if err := r.write(ctx, props...); err != nil {
 		return nil, err
@@ -173,7 +169,7 @@ func (e *lineageEdits) edge(down, up string, add bool) error {
 }
 
 // lineageProposal is the edit of urn's lineage aspect that applies x.
-func (r *Resolver) lineageProposal(ctx context.Context, urn string, x *lineageEdit) (catalog.Proposal, error) {
+func lineageProposal(ctx context.Context, urn string, x *lineageEdit) catalog.Proposal {
 	st := stamp(ctx)
 	newEdge := func(src, dst string) map[string]any {
 		return map[string]any{"sourceUrn": src, "destinationUrn": dst, "created": st, "lastModified": st,
@@ -192,12 +188,10 @@ func (r *Resolver) lineageProposal(ctx context.Context, urn string, x *lineageEd
 			}
 			m["upstreams"] = withoutAny(ups, func(v any) bool { return slices.Contains(x.removeUp, jsonString(asObject(v), "dataset")) })
 			return nil
-		}), nil
+		})
 	}
-	aspect, mustExist := "dataJobInputOutput", false
-	if t, ok := lineageTargets[dt]; ok {
-		aspect, mustExist = t.aspect, t.mustExist
-	}
+	// Any other entity edge put here is a chart, a dashboard or a data job.
+	aspect, mustExist := lineageTargets[dt].aspect, lineageTargets[dt].mustExist
 	return editedObject(urn, aspect, func(m map[string]any, found bool) error {
 		if !found && mustExist {
 			return invalidf("Cannot update the lineage of %s: it has no %s", urn, aspect)
@@ -234,7 +228,7 @@ func (r *Resolver) lineageProposal(ctx context.Context, urn string, x *lineageEd
 			}
 		}
 		return nil
-	}), nil
+	})
 }
 
 // refersTo reports whether v, a URN or a union holding one (a chart's
