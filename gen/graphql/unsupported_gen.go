@@ -274,94 +274,10 @@ func (l QueryLookups) VersionSet(ctx context.Context, urn string) (*model.Versio
 // Mutation embeds it.
 type MutationUnsupported struct{}
 
-// UpdateDataset is not served by catalogd.
-func (MutationUnsupported) UpdateDataset(ctx context.Context, urn string, input model.DatasetUpdateInput) (*model.Dataset, error) {
-	var zero *model.Dataset
-	return zero, model.Unsupported("Mutation.updateDataset")
-}
-
-// UpdateChart is not served by catalogd.
-func (MutationUnsupported) UpdateChart(ctx context.Context, urn string, input model.ChartUpdateInput) (*model.Chart, error) {
-	var zero *model.Chart
-	return zero, model.Unsupported("Mutation.updateChart")
-}
-
-// UpdateDashboard is not served by catalogd.
-func (MutationUnsupported) UpdateDashboard(ctx context.Context, urn string, input model.DashboardUpdateInput) (*model.Dashboard, error) {
-	var zero *model.Dashboard
-	return zero, model.Unsupported("Mutation.updateDashboard")
-}
-
-// UpdateDataFlow is not served by catalogd.
-func (MutationUnsupported) UpdateDataFlow(ctx context.Context, urn string, input model.DataFlowUpdateInput) (*model.DataFlow, error) {
-	var zero *model.DataFlow
-	return zero, model.Unsupported("Mutation.updateDataFlow")
-}
-
-// UpdateDataJob is not served by catalogd.
-func (MutationUnsupported) UpdateDataJob(ctx context.Context, urn string, input model.DataJobUpdateInput) (*model.DataJob, error) {
-	var zero *model.DataJob
-	return zero, model.Unsupported("Mutation.updateDataJob")
-}
-
-// UpdateTag is not served by catalogd.
-func (MutationUnsupported) UpdateTag(ctx context.Context, urn string, input model.TagUpdateInput) (*model.Tag, error) {
-	var zero *model.Tag
-	return zero, model.Unsupported("Mutation.updateTag")
-}
-
-// CreateERModelRelationship is not served by catalogd.
-func (MutationUnsupported) CreateERModelRelationship(ctx context.Context, input model.ERModelRelationshipUpdateInput) (*model.ERModelRelationship, error) {
-	var zero *model.ERModelRelationship
-	return zero, model.Unsupported("Mutation.createERModelRelationship")
-}
-
-// UpdateERModelRelationship is not served by catalogd.
-func (MutationUnsupported) UpdateERModelRelationship(ctx context.Context, urn string, input model.ERModelRelationshipUpdateInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateERModelRelationship")
-}
-
-// BatchUpdateSoftDeleted is not served by catalogd.
-func (MutationUnsupported) BatchUpdateSoftDeleted(ctx context.Context, input model.BatchUpdateSoftDeletedInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.batchUpdateSoftDeleted")
-}
-
-// UpdateLineage is not served by catalogd.
-func (MutationUnsupported) UpdateLineage(ctx context.Context, input model.UpdateLineageInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateLineage")
-}
-
-// UpdateEmbed is not served by catalogd.
-func (MutationUnsupported) UpdateEmbed(ctx context.Context, input model.UpdateEmbedInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateEmbed")
-}
-
-// UpdateDisplayProperties is not served by catalogd.
-func (MutationUnsupported) UpdateDisplayProperties(ctx context.Context, urn string, input model.DisplayPropertiesUpdateInput) (*bool, error) {
-	var zero *bool
-	return zero, model.Unsupported("Mutation.updateDisplayProperties")
-}
-
 // RollbackIngestion is not served by catalogd.
 func (MutationUnsupported) RollbackIngestion(ctx context.Context, input model.RollbackIngestionInput) (*string, error) {
 	var zero *string
 	return zero, model.Unsupported("Mutation.rollbackIngestion")
-}
-
-// LinkAssetVersion is not served by catalogd.
-func (MutationUnsupported) LinkAssetVersion(ctx context.Context, input model.LinkVersionInput) (*model.VersionSet, error) {
-	var zero *model.VersionSet
-	return zero, model.Unsupported("Mutation.linkAssetVersion")
-}
-
-// UnlinkAssetVersion is not served by catalogd.
-func (MutationUnsupported) UnlinkAssetVersion(ctx context.Context, input model.UnlinkVersionInput) (*model.VersionSet, error) {
-	var zero *model.VersionSet
-	return zero, model.Unsupported("Mutation.unlinkAssetVersion")
 }
 
 // QueryUnsupported answers the fields of Query that catalogd does

@@ -6296,10 +6296,8 @@ func (obj *VersionedDataset) Schema(ctx context.Context) (*Schema, error) {
 	return c.VersionedSchema(ctx, obj)
 }
 
-// Relationships is not served by catalogd.
-func (obj *VersionedDataset) Relationships() (*EntityRelationshipsResult, error) {
-	return nil, Unsupported("VersionedDataset.relationships")
-}
+// Relationships is never set, as in DataHub.
+func (obj *VersionedDataset) Relationships() *EntityRelationshipsResult { return nil }
 
 // Access is the GraphQL type Access, showing part of an aspect.
 type Access struct{ n node }
