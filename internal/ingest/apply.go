@@ -51,6 +51,10 @@ type applier struct {
 	sets     []catalog.EdgeSet
 	// pre is the plan's documents being built ahead of the transaction.
 	pre Prebuilt
+
+	// deletedRows and deletedTimeseries count the rows the request's
+	// entity deletes removed.
+	deletedRows, deletedTimeseries int
 }
 
 type slot struct {
@@ -347,20 +351,14 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			a.state[p.urn] = map[string]*slot{}
 			t.deleted = true
 			t.changed = map[string]bool{}
-			return nil
+			a.deletedRows += rows
+			a.deletedTimeseries += tsRows
+			if p.src.KeepReferences {
+				return nil
+			}
+			return a.removeReferences(ctx, p.urn)
 		}
-		n, err := a.tx.DeleteAspect(ctx, p.urn, p.aspect.Name)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
-			t.dirty = true
-			a.recordChange(p.urn, p.aspect.Name, slots[p.aspect.Name], nil)
-		}
-		delete(slots, p.aspect.Name)
-		delete(t.changed, p.aspect.Name)
-		return nil
+		return a.deleteAspect(ctx, p.urn, p.entity.Name, p.aspect.Name)
 	case catalog.CreateEntity:
 		if len(slots) > 0 {
 			return catalog.Errorf(catalog.Conflict, "entity %s already exists", p.urn)
@@ -400,6 +398,23 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		return nil
 	}
 	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
+}
+
+// deleteAspect deletes one aspect of urn, an entity of type entity.
+func (a *applier) deleteAspect(ctx context.Context, urn, entity, aspect string) error {
+	n, err := a.tx.DeleteAspect(ctx, urn, aspect)
+	if err != nil {
+		return err
+	}
+	slots, t := a.state[urn], a.touched[urn]
+	if n > 0 {
+		a.audit(urn, entity, aspect, true)
+		t.dirty = true
+		a.recordChange(urn, aspect, slots[aspect], nil)
+	}
+	delete(slots, aspect)
+	delete(t.changed, aspect)
+	return nil
 }
 
 // patch applies p's JSON Patch to the aspect's value as this request sees it

@@ -239,6 +239,10 @@ type Result struct {
 	// Written counts the aspect versions and timeseries values written;
 	// unchanged values are not counted.
 	Written int
+	// DeletedRows and DeletedTimeseriesRows count the aspect rows (every
+	// version) and timeseries values the request's deletes of entities
+	// removed.
+	DeletedRows, DeletedTimeseriesRows int
 }
 
 // Ingest applies props as one atomic change made by actor. When the request
@@ -319,6 +323,7 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 			}
 		}
 		res.Written, err = a.write(ctx)
+		res.DeletedRows, res.DeletedTimeseriesRows = a.deletedRows, a.deletedTimeseries
 		if changes != nil {
 			*changes = a.changes
 		}
@@ -761,54 +766,19 @@ func stringAt(v any, keys ...string) string {
 }
 
 // DeleteEntity hard-deletes urn: every aspect version, timeseries value and
-// outgoing edge. It returns the number of aspect and timeseries rows removed.
+// outgoing edge, and the references to it in other entities' aspects (see
+// Proposal.KeepReferences), in one transaction. It returns the number of
+// aspect and timeseries rows of urn removed.
 func (s *Service) DeleteEntity(ctx context.Context, actor string, urn catalog.URN) (rows, timeseriesRows int, err error) {
 	ent := s.reg.Entity(urn.EntityType())
 	if ent == nil {
 		return 0, 0, catalog.Errorf(catalog.Invalid, "unknown entity type %q in URN %s", urn.EntityType(), urn)
 	}
-	if actor == "" {
-		actor = catalog.SystemActor
+	res, err := s.Ingest(ctx, actor, []catalog.Proposal{{EntityType: ent.Name, EntityURN: urn.String(), AspectName: ent.KeyAspect, ChangeType: catalog.Delete}})
+	if err != nil {
+		return 0, 0, err
 	}
-	deleted := []Change{{URN: urn.String(), EntityType: ent.Name, Aspect: ent.KeyAspect, Deleted: true, Key: true}}
-	if s.authorizer != nil {
-		if err := s.authorizer.AuthorizeChanges(ctx, actor, deleted); err != nil {
-			return 0, 0, err
-		}
-	}
-	err = s.store.Update(ctx, func(tx catalog.Tx) error {
-		var err error
-		rows, timeseriesRows, err = tx.DeleteEntity(ctx, urn.String())
-		if err != nil {
-			return err
-		}
-		now := s.now().UnixMilli()
-		if rows+timeseriesRows > 0 {
-			for _, au := range s.auditors {
-				if err := au.RecordChanges(ctx, tx, actor, now, deleted); err != nil {
-					return err
-				}
-			}
-		}
-		if s.indexer != nil {
-			if err := s.indexer.Reindex(ctx, tx, []string{urn.String()}); err != nil {
-				return err
-			}
-		}
-		if rows > 0 && s.changes != nil && s.changes.RecordsAspect(ent.KeyAspect) {
-			// The key's value is gone with the rows; that it existed is
-			// what a record of the deletion needs.
-			gone := AspectChange{URN: urn.String(), EntityType: ent.Name, Aspect: ent.KeyAspect,
-				Previous: json.RawMessage("{}"), Created: catalog.AuditStamp{Time: now, Actor: actor}}
-			rec, err := s.changes.EncodeChanges([]AspectChange{gone})
-			if err != nil {
-				return err
-			}
-			return s.changes.RecordChanges(ctx, tx, []EncodedChanges{rec})
-		}
-		return nil
-	})
-	return rows, timeseriesRows, err
+	return res.DeletedRows, res.DeletedTimeseriesRows, nil
 }
 
 // DeleteLatestTimeseries removes the latest value of the timeseries aspect
