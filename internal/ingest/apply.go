@@ -52,6 +52,10 @@ type applier struct {
 	// pre is the plan's documents being built ahead of the transaction.
 	pre Prebuilt
 
+	// props caches the structured properties read from the store, for
+	// checking values (see checkStructuredProperties).
+	props map[string]*propertyState
+
 	// deletedRows and deletedTimeseries count the rows the request's
 	// entity deletes removed.
 	deletedRows, deletedTimeseries int
@@ -396,6 +400,11 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		a.recordChange(p.urn, p.aspect.Name, nil, p.canon)
 		t.dirty = true
 		return nil
+	}
+	if p.aspect.Name == structuredPropertiesAspect {
+		if err := a.checkStructuredProperties(ctx, p.urn, p.entity.Name, p.canon); err != nil {
+			return err
+		}
 	}
 	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
 }

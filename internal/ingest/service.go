@@ -402,7 +402,9 @@ func (pl *plan) discard() {
 func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, busy map[string]bool, prepared []*prepared) *plan {
 	for _, p := range prepared {
 		// A conditional write is judged on the state its transaction sees.
-		if p.change == catalog.Delete || p.aspect.Timeseries || len(p.src.Headers) > 0 {
+		// Structured property values are checked against the
+		// properties as the transaction reads them.
+		if p.change == catalog.Delete || p.aspect.Timeseries || len(p.src.Headers) > 0 || p.aspect.Name == structuredPropertiesAspect {
 			return nil
 		}
 	}
