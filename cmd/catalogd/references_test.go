@@ -84,6 +84,7 @@ func referenceCases() []referenceCase {
 		other   = hive("refs.other")
 		down    = hive("refs.down")
 		withSP  = hive("refs.withprops")
+		withSP2 = hive("refs.withprops2")
 		field   = "urn:li:schemaField:(" + hive("refs.fields") + ",email)"
 	)
 	j := func(s string) any {
@@ -242,6 +243,19 @@ func referenceCases() []referenceCase {
 			checks: []refCheck{{withSP, "structuredProperties", `{"properties":[{"propertyUrn":"urn:li:structuredProperty:refs.tier","values":[{"string":"gold"}]}]}`}},
 			gql: []refGQL{{`query($u: String!) { dataset(urn: $u) { structuredProperties { properties { structuredProperty { urn } } } } }`, map[string]any{"u": withSP},
 				[]string{"dataset", "structuredProperties", "properties", "*", "structuredProperty", "urn"}, `["urn:li:structuredProperty:refs.tier"]`}},
+			search: []refSearch{{"dataset", "structuredProperties.refs.retention", "30d", withSP}},
+		},
+		{
+			name: "structured property through OpenAPI", deleted: "urn:li:structuredProperty:refs.ttl", del: openAPIDelete("v3"),
+			seeds: []map[string]any{
+				seed("urn:li:structuredProperty:refs.ttl", "structuredProperty", "propertyDefinition", j(`{"qualifiedName":"refs.ttl","valueType":"urn:li:dataType:datahub.string","entityTypes":["urn:li:entityType:datahub.dataset"]}`)),
+				seed("urn:li:structuredProperty:refs.tier", "structuredProperty", "propertyDefinition", j(`{"qualifiedName":"refs.tier","valueType":"urn:li:dataType:datahub.string","entityTypes":["urn:li:entityType:datahub.dataset"]}`)),
+				seed(withSP2, "dataset", "structuredProperties", j(`{"properties":[{"propertyUrn":"urn:li:structuredProperty:refs.ttl","values":[{"string":"30d"}]},{"propertyUrn":"urn:li:structuredProperty:refs.tier","values":[{"string":"gold"}]}]}`)),
+			},
+			checks: []refCheck{{withSP2, "structuredProperties", `{"properties":[{"propertyUrn":"urn:li:structuredProperty:refs.tier","values":[{"string":"gold"}]}]}`}},
+			gql: []refGQL{{`query($u: String!) { dataset(urn: $u) { structuredProperties { properties { structuredProperty { urn } } } } }`, map[string]any{"u": withSP2},
+				[]string{"dataset", "structuredProperties", "properties", "*", "structuredProperty", "urn"}, `["urn:li:structuredProperty:refs.tier"]`}},
+			search: []refSearch{{"dataset", "structuredProperties.refs.ttl", "30d", withSP2}},
 		},
 	}
 }

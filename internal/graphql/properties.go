@@ -11,7 +11,6 @@ import (
 	"github.com/catalogd/catalogd/gen/models"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
-	"github.com/catalogd/catalogd/internal/search"
 )
 
 // Structured properties: definitions (the structuredProperty entity, whose
@@ -189,48 +188,13 @@ func (r *mutationResolver) UpdateStructuredProperty(ctx context.Context, in mode
 	return &model.StructuredPropertyEntity{Urn: in.Urn}, nil
 }
 
-// DeleteStructuredProperty deletes a definition and its values on every
-// asset, as DataHub does.
+// DeleteStructuredProperty deletes a definition and, as every delete of
+// a property does, its values on every asset.
 func (r *mutationResolver) DeleteStructuredProperty(ctx context.Context, in model.DeleteStructuredPropertyInput) (bool, error) {
 	if _, err := r.remove(ctx, in.Urn, "structuredProperty"); err != nil {
 		return false, err
 	}
-	if err := r.removeReferences(ctx, in.Urn); err != nil {
-		return false, err
-	}
 	return true, nil
-}
-
-// removeReferences drops the values of a deleted property from the assets
-// whose search documents hold one, a page at a time.
-func (r *Resolver) removeReferences(ctx context.Context, property string) error {
-	if r.search == nil {
-		return nil
-	}
-	u, err := catalog.ParseURN(property)
-	if err != nil {
-		return err
-	}
-	field := search.KeyedFieldName("structuredProperties", u.ID())
-	filter := &search.FilterInput{Or: []search.ConjunctionInput{{And: []search.CriterionInput{
-		{Field: field, Condition: "EXISTS"}, {Field: search.FieldRemoved, Values: []string{"true", "false"}}}}}}
-	for range 1000 {
-		res, err := r.search.Search(ctx, search.SearchParams{Filter: filter, Count: 100})
-		if err != nil {
-			return err
-		}
-		if len(res.Hits) == 0 {
-			return nil
-		}
-		props := make([]catalog.Proposal, 0, len(res.Hits))
-		for _, h := range res.Hits {
-			props = append(props, withoutProperties(h.URN, []string{property}))
-		}
-		if err := r.write(ctx, props...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // withoutProperties removes the values of properties from an asset.

@@ -59,6 +59,8 @@ type applier struct {
 	// deletedRows and deletedTimeseries count the rows the request's
 	// entity deletes removed.
 	deletedRows, deletedTimeseries int
+	// deleted are the entities the request deleted whose references go.
+	deleted []string
 }
 
 type slot struct {
@@ -359,6 +361,9 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			a.deletedTimeseries += tsRows
 			if p.src.KeepReferences {
 				return nil
+			}
+			if rows > 0 {
+				a.deleted = append(a.deleted, p.urn)
 			}
 			return a.removeReferences(ctx, p.urn)
 		}

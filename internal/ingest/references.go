@@ -3,12 +3,15 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
+	"github.com/catalogd/catalogd/internal/registry"
 )
 
 // referencePage is how many incoming edges one read of the graph returns
@@ -184,4 +187,139 @@ func containsFold(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// KeyedReferenceFinder finds the entities whose aspects name an entity in a
+// keyed searchable field (catalog.SearchableSpec.KeyPath), such as the
+// values of a structured property on assets: the graph has no edge for
+// those, the search index has a field.
+type KeyedReferenceFinder interface {
+	// FindKeyedReferences returns up to count URNs of entities whose
+	// search documents hold a keyed field for urn, soft-deleted ones
+	// included.
+	FindKeyedReferences(ctx context.Context, urn string, count int) ([]string, error)
+}
+
+// WithKeyedReferenceFinder makes the service take a deleted entity out of
+// the keyed fields that name it (structured property values), which f
+// finds, once the delete has committed.
+func WithKeyedReferenceFinder(f KeyedReferenceFinder) Option {
+	return func(s *Service) { s.keyed = f }
+}
+
+// keyedPage is how many entities one round of removeKeyedReferences edits.
+const keyedPage = 100
+
+// removeKeyedReferences takes urn, a deleted entity, out of the keyed
+// fields that name it, as the system, a page of entities at a time, as
+// DataHub does once a structured property is deleted. It runs after the
+// delete committed: the search index that finds the entities may lag the
+// store, and a round that finds nothing left to remove ends it. Failures
+// are logged, the delete stands.
+func (s *Service) removeKeyedReferences(ctx context.Context, urn string) {
+	for range 1000 {
+		srcs, err := s.keyed.FindKeyedReferences(ctx, urn, keyedPage)
+		if err != nil {
+			slog.ErrorContext(ctx, "find the entities naming a deleted entity", "urn", urn, "err", err)
+			return
+		}
+		var props []catalog.Proposal
+		for _, src := range srcs {
+			props = append(props, s.keyedRemovals(src, urn)...)
+		}
+		if len(props) == 0 {
+			return
+		}
+		res, err := s.Ingest(ctx, catalog.SystemActor, props)
+		if err != nil {
+			slog.ErrorContext(ctx, "remove the values naming a deleted entity", "urn", urn, "err", err)
+			return
+		}
+		if res.Written == 0 {
+			return
+		}
+	}
+}
+
+// keyedRemovals are the edits that take ref out of the keyed fields of the
+// aspects of src.
+func (s *Service) keyedRemovals(src, ref string) []catalog.Proposal {
+	u, err := catalog.ParseURN(src)
+	if err != nil {
+		return nil
+	}
+	ent := s.reg.Entity(u.EntityType())
+	if ent == nil {
+		return nil
+	}
+	var props []catalog.Proposal
+	for _, name := range ent.Aspects {
+		spec := s.reg.Aspect(name)
+		if spec == nil || spec.Timeseries {
+			continue
+		}
+		var keyed []catalog.SearchableSpec
+		for _, ss := range spec.Searchable {
+			if ss.KeyPath != "" && strings.HasSuffix(ss.Path, "/*") && !strings.Contains(strings.TrimSuffix(ss.Path, "/*"), "*") {
+				keyed = append(keyed, ss)
+			}
+		}
+		if len(keyed) == 0 {
+			continue
+		}
+		props = append(props, catalog.Proposal{EntityType: ent.Name, EntityURN: src, AspectName: name, ChangeType: catalog.Upsert,
+			Edit: func(cur json.RawMessage) (json.RawMessage, error) {
+				if cur == nil || !bytes.Contains(cur, []byte(ref)) {
+					return nil, nil
+				}
+				v, err := decodeJSON(cur)
+				if err != nil {
+					return nil, err
+				}
+				changed := false
+				for _, ss := range keyed {
+					if withoutKeyed(v, registry.CompilePath(strings.TrimSuffix(ss.Path, "/*")), registry.CompilePath(ss.KeyPath), ref) {
+						changed = true
+					}
+				}
+				if !changed {
+					return nil, nil
+				}
+				return canonicalJSON(v)
+			}})
+	}
+	return props
+}
+
+// withoutKeyed removes from the array at path in v the elements whose
+// value at key is ref, reporting whether it removed any.
+func withoutKeyed(v any, path, key registry.Path, ref string) bool {
+	if len(path) == 0 {
+		return false
+	}
+	for _, seg := range path[:len(path)-1] {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		v = m[seg]
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	last := path[len(path)-1]
+	list, ok := m[last].([]any)
+	if !ok {
+		return false
+	}
+	kept := slices.DeleteFunc(slices.Clone(list), func(e any) bool {
+		ks := key.Extract(e)
+		return len(ks) == 1 && ks[0] == ref
+	})
+	if len(kept) == len(list) {
+		return false
+	}
+	m[last] = kept
+	return true
 }

@@ -189,6 +189,9 @@ type Service struct {
 	// before this one's transaction and the plan be wasted.
 	inflightMu sync.Mutex
 	inflight   map[string]int
+	// keyed finds what names a deleted entity besides the graph's edges;
+	// nil when nothing does.
+	keyed KeyedReferenceFinder
 }
 
 // Option configures a Service.
@@ -296,6 +299,7 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 		pl = s.plan(ctx, actor, now, urns, s.enter(urns), prepared)
 		defer s.leave(urns)
 	}
+	var deleted []string // entities deleted, whose references go
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
 		cur, err := tx.Current(ctx, urns)
 		if err != nil {
@@ -324,6 +328,7 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 		}
 		res.Written, err = a.write(ctx)
 		res.DeletedRows, res.DeletedTimeseriesRows = a.deletedRows, a.deletedTimeseries
+		deleted = a.deleted
 		if changes != nil {
 			*changes = a.changes
 		}
@@ -331,6 +336,11 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 	})
 	if pl != nil {
 		pl.discard()
+	}
+	if err == nil && s.keyed != nil {
+		for _, u := range deleted {
+			s.removeKeyedReferences(ctx, u)
+		}
 	}
 	return res, err
 }
