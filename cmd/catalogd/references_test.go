@@ -309,3 +309,37 @@ func TestDeleteRemovesReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteReferencesAllOrNothing deletes a tag in a batch that fails
+// afterwards: the references to the tag are removed in the delete's
+// transaction, so they stay with the tag.
+func TestDeleteReferencesAllOrNothing(t *testing.T) {
+	const tag = "urn:li:tag:atomic.pii"
+	ds := hive("atomic.tagged")
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{
+				seed(tag, "tag", "tagProperties", map[string]any{"name": "pii"}),
+				seed(ds, "dataset", "globalTags", map[string]any{"tags": []any{map[string]any{"tag": tag}}}),
+			}})
+			del := map[string]any{"entityType": "tag", "entityUrn": tag, "changeType": "DELETE", "aspectName": "tagKey"}
+			// Fails in the transaction, after the delete: the dataset exists.
+			bad := seed(ds, "dataset", "status", map[string]any{"removed": false})
+			bad["changeType"] = "CREATE_ENTITY"
+			if st, b := srv.do(t, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{del, bad}}); st != 409 {
+				t.Fatalf("a batch creating an entity that exists: status %d, want 409: %s", st, b)
+			}
+			if got, want := asJSON(aspectsOf(t, srv, ds)["globalTags"]), `{"tags":[{"tag":"`+tag+`"}]}`; got != want {
+				t.Errorf("tags after the failed batch = %s, want %s", got, want)
+			}
+			if _, ok := aspectsOf(t, srv, tag)["tagProperties"]; !ok {
+				t.Errorf("the tag is gone after the failed batch")
+			}
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": []any{del}})
+			if got, want := asJSON(aspectsOf(t, srv, ds)["globalTags"]), `{"tags":[]}`; got != want {
+				t.Errorf("tags after the delete = %s, want %s", got, want)
+			}
+		})
+	}
+}
