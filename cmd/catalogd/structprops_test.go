@@ -48,6 +48,7 @@ func TestStructuredPropertyValuesChecked(t *testing.T) {
 		{name: "two values for a single value", properties: []any{assign(num, dbl(30), dbl(90))}, prop: num, want: "takes a single value"},
 		{name: "number for a date", properties: []any{assign(date, dbl(5))}, prop: date, want: "takes date values"},
 		{name: "not a date", properties: []any{assign(date, str("2024-13"))}, prop: date, want: "is not a date"},
+		{name: "no such day", properties: []any{assign(date, str("2023-02-29"))}, prop: date, want: "is not a date"},
 		{name: "not a URN", properties: []any{assign(ref, str("nope"))}, prop: ref, want: "is not a URN"},
 		{name: "URN of a type not allowed", properties: []any{assign(ref, str(asset))}, prop: ref, want: "is not of an allowed entity type"},
 		{name: "no such property", properties: []any{assign("urn:li:structuredProperty:checked.none", str("x"))}, prop: "urn:li:structuredProperty:checked.none", want: "does not exist"},

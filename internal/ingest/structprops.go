@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/catalogd/catalogd/gen/models"
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -157,7 +158,7 @@ func checkPropertyValues(entity string, p models.StructuredPropertyValueAssignme
 	if len(p.Values) > 1 && (def.Cardinality == nil || *def.Cardinality != models.PropertyCardinalityMultiple) {
 		return catalog.Errorf(catalog.Invalid, "structured property %s takes a single value, %d given", prop, len(p.Values))
 	}
-	typ := typeID(def.ValueType)
+	typ := strings.ToLower(typeID(def.ValueType))
 	for _, v := range p.Values {
 		if err := checkPropertyValue(typ, def, v); err != nil {
 			return catalog.WithOp("structured property "+prop, err)
@@ -193,10 +194,7 @@ func checkPropertyValue(typ string, def *models.StructuredPropertyDefinition, v 
 func checkTypedString(typ, s string, allowedTypes []string) error {
 	switch typ {
 	case "date":
-		if len(s) != len("2006-01-02") || s[4] != '-' || s[7] != '-' {
-			return catalog.Errorf(catalog.Invalid, "%q is not a date (YYYY-MM-DD)", s)
-		}
-		if _, err := strconv.Atoi(s[:4] + s[5:7] + s[8:]); err != nil {
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
 			return catalog.Errorf(catalog.Invalid, "%q is not a date (YYYY-MM-DD)", s)
 		}
 	case "urn":
