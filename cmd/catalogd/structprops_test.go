@@ -20,6 +20,7 @@ func TestStructuredPropertyValuesChecked(t *testing.T) {
 		multi = "urn:li:structuredProperty:checked.labels"
 		gone  = "urn:li:structuredProperty:checked.gone"
 		users = "urn:li:structuredProperty:checked.badge"
+		fixed = "urn:li:structuredProperty:checked.fixed"
 	)
 	def := func(urn, valueType string, extra map[string]any, entityTypes ...string) map[string]any {
 		v := map[string]any{"qualifiedName": strings.TrimPrefix(urn, "urn:li:structuredProperty:"), "valueType": "urn:li:dataType:datahub." + valueType, "entityTypes": entityTypes}
@@ -34,7 +35,7 @@ func TestStructuredPropertyValuesChecked(t *testing.T) {
 	assign := func(prop string, values ...map[string]any) map[string]any {
 		return map[string]any{"propertyUrn": prop, "values": values}
 	}
-	good := map[string]any{"properties": []any{assign(num, dbl(30)), assign(multi, str("a"), str("b"))}}
+	good := map[string]any{"properties": []any{assign(num, dbl(30)), assign(multi, str("a"), str("b")), assign(fixed, str("set once"))}}
 
 	tests := []struct {
 		name       string
@@ -55,6 +56,8 @@ func TestStructuredPropertyValuesChecked(t *testing.T) {
 		{name: "soft-deleted property", properties: []any{assign(gone, str("x"))}, prop: gone, want: "soft-deleted"},
 		{name: "property of another entity type", properties: []any{assign(users, str("x"))}, prop: users, want: "does not apply to entity type dataset"},
 		{name: "property assigned twice", properties: []any{assign(multi, str("a")), assign(multi, str("b"))}, prop: multi, want: "more than once", noGraphQL: true},
+		{name: "immutable value changed", properties: []any{assign(num, dbl(30)), assign(multi, str("a"), str("b")), assign(fixed, str("again"))}, prop: fixed, want: "immutable: its values cannot change"},
+		{name: "immutable value removed", properties: []any{assign(num, dbl(30)), assign(multi, str("a"), str("b"))}, prop: fixed, want: "immutable: its values cannot be removed", noGraphQL: true},
 	}
 
 	type protocol struct {
@@ -114,6 +117,7 @@ func TestStructuredPropertyValuesChecked(t *testing.T) {
 				def(gone, "string", nil, onDatasets),
 				seed(gone, "structuredProperty", "status", map[string]any{"removed": true}),
 				def(users, "string", nil, "urn:li:entityType:datahub.corpuser"),
+				def(fixed, "string", map[string]any{"immutable": true}, onDatasets),
 				seed(asset, "dataset", "datasetProperties", map[string]any{"name": "orders"}),
 			}})
 			// Values that fit their properties pass, in the same request

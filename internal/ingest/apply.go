@@ -407,7 +407,11 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		return nil
 	}
 	if p.aspect.Name == structuredPropertiesAspect {
-		if err := a.checkStructuredProperties(ctx, p.urn, p.entity.Name, p.canon); err != nil {
+		var prev []byte
+		if s := a.state[p.urn][p.aspect.Name]; s != nil && s.exists {
+			prev = s.cur.Value
+		}
+		if err := a.checkStructuredProperties(ctx, p.urn, p.entity.Name, p.canon, prev); err != nil {
 			return err
 		}
 	}

@@ -27,18 +27,24 @@ type propertyState struct {
 	removed bool                                 // soft-deleted
 }
 
-// checkStructuredProperties checks the structured property values v, the
-// new structuredProperties aspect of urn (an entity of type entity), as
-// DataHub's validator of that aspect does: each property is assigned once,
-// exists and is not soft-deleted, applies to the entity's type, takes one
-// value unless its cardinality is MULTIPLE, and each value has the
-// property's value type and is one of its allowed values when it lists
-// them. Definitions are read as the request sees them: written earlier in
-// it, or stored.
-func (a *applier) checkStructuredProperties(ctx context.Context, urn, entity string, canon []byte) error {
-	var sp models.StructuredProperties
+// checkStructuredProperties checks canon, the new structuredProperties
+// aspect of urn (an entity of type entity) replacing prev (nil when there
+// is none), as DataHub's validator of that aspect does: each property is
+// assigned once, exists and is not soft-deleted, applies to the entity's
+// type, takes one value unless its cardinality is MULTIPLE, and each value
+// has the property's value type and is one of its allowed values when it
+// lists them; the values of an immutable property, once set, neither
+// change nor go. Definitions are read as the request sees them: written
+// earlier in it, or stored.
+func (a *applier) checkStructuredProperties(ctx context.Context, urn, entity string, canon, prev []byte) error {
+	var sp, old models.StructuredProperties
 	if err := json.Unmarshal(canon, &sp); err != nil {
 		return catalog.Errorf(catalog.Invalid, "structuredProperties: %v", err)
+	}
+	if prev != nil {
+		if err := json.Unmarshal(prev, &old); err != nil {
+			return fmt.Errorf("decode stored structuredProperties of %s: %w", urn, err)
+		}
 	}
 	seen := make(map[string]bool, len(sp.Properties))
 	var urns []string
@@ -56,6 +62,12 @@ func (a *applier) checkStructuredProperties(ctx context.Context, urn, entity str
 		seen[p.PropertyUrn] = true
 		urns = append(urns, p.PropertyUrn)
 	}
+	for _, p := range old.Properties {
+		if !seen[p.PropertyUrn] {
+			seen[p.PropertyUrn] = true
+			urns = append(urns, p.PropertyUrn)
+		}
+	}
 	props, err := a.properties(ctx, urns)
 	if err != nil {
 		return err
@@ -65,7 +77,24 @@ func (a *applier) checkStructuredProperties(ctx context.Context, urn, entity str
 			return err
 		}
 	}
+	for _, was := range old.Properties {
+		st := props[was.PropertyUrn]
+		if st == nil || st.def == nil || st.def.Immutable == nil || !*st.def.Immutable {
+			continue
+		}
+		i := slices.IndexFunc(sp.Properties, func(p models.StructuredPropertyValueAssignment) bool { return p.PropertyUrn == was.PropertyUrn })
+		switch {
+		case i < 0:
+			return catalog.Errorf(catalog.Invalid, "structured property %s is immutable: its values cannot be removed", was.PropertyUrn)
+		case !slices.EqualFunc(sp.Properties[i].Values, was.Values, sameValue):
+			return catalog.Errorf(catalog.Invalid, "structured property %s is immutable: its values cannot change", was.PropertyUrn)
+		}
+	}
 	return nil
+}
+
+func sameValue(a, b models.StructuredPropertyValueAssignmentValuesItem) bool {
+	return samePrimitive(models.PropertyValueValue{String: a.String, Double: a.Double}, b)
 }
 
 // properties reads the definition and status of each of urns: from the
