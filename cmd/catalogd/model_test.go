@@ -91,6 +91,7 @@ func TestEveryAspectRoundTrip(t *testing.T) {
 // aspects came back unchanged and how many stored values GraphQL showed.
 func roundTrip(t *testing.T, srv *testServer, reg *registry.Registry, ex *exampleSet, shows *graphqlShows) (checked, shown int) {
 	t.Helper()
+	srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": ex.propertyDefinition()})
 	for _, e := range reg.Entities() {
 		urn := ex.urn(e.Name)
 		aspects := append([]string{e.KeyAspect}, e.Aspects...)
@@ -338,6 +339,9 @@ func (b *builder) build(s map[string]any, path string) any {
 			return enum[b.x.variant%len(enum)]
 		}
 		if s["format"] == "urn" {
+			if b.spec.Name == "structuredProperties" && path == "/properties/*/propertyUrn" {
+				return b.x.property()
+			}
 			return b.x.urn(b.urnType(s, path))
 		}
 		if b.key {
@@ -357,6 +361,36 @@ func (b *builder) build(s map[string]any, path string) any {
 	}
 	b.x.t.Fatalf("aspect %s: %s: unsupported schema %v", b.spec.Name, path, s)
 	return nil
+}
+
+// property is the structured property the set's structuredProperties
+// examples give values of. Values are checked against their property, so
+// it is one that exists before them (see propertyDefinition) rather than
+// the set's example structuredProperty, whose definition is an example
+// too.
+func (x *exampleSet) property() string {
+	return catalog.NewURN("structuredProperty", fmt.Sprintf("roundtrip.v%d", x.variant))
+}
+
+// propertyDefinition is a proposal defining property(): it applies to
+// every entity type and takes values of the type the set's examples give
+// it.
+func (x *exampleSet) propertyDefinition() map[string]any {
+	valueType := "urn:li:dataType:datahub.string"
+	for _, e := range x.reg.Entities() {
+		if v, ok := x.value(e.Name, "structuredProperties").(map[string]any); ok {
+			if len(registry.Extract(v, "/properties/*/values/*/double")) > 0 {
+				valueType = "urn:li:dataType:datahub.number"
+			}
+			break
+		}
+	}
+	var types []string
+	for _, e := range x.reg.Entities() {
+		types = append(types, "urn:li:entityType:datahub."+e.Name)
+	}
+	return mcp("structuredProperty", x.property(), "propertyDefinition", map[string]any{
+		"qualifiedName": strings.TrimPrefix(x.property(), "urn:li:structuredProperty:"), "valueType": valueType, "entityTypes": types})
 }
 
 // urnType is the entity type an example URN at path names: the schema's

@@ -29,6 +29,7 @@ func TestOpenAPIV3Lifecycle(t *testing.T) {
 	for _, db := range testStores(t) {
 		t.Run(db.name, func(t *testing.T) {
 			srv := startServer(t, db.args...)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": ex.propertyDefinition()})
 			for _, e := range reg.Entities() {
 				t.Run(e.Name, func(t *testing.T) { v3Lifecycle(t, srv, reg, ex, &e) })
 			}

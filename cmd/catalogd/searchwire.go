@@ -56,7 +56,7 @@ func openSearch(ctx context.Context, spec string, getenv func(string) string, db
 		if err := db.OpenOutbox(ctx); err != nil {
 			return nil, fmt.Errorf("open search outbox: %w", err)
 		}
-		eng, err := meili.New(ctx, url, getenv("CATALOGD_MEILISEARCH_KEY"), fields)
+		eng, err := meili.New(ctx, url, getenv("CATALOGD_MEILISEARCH_KEY"), fields, meili.WithKeyedFields(search.KeyedFields(reg)))
 		if err != nil {
 			return nil, fmt.Errorf("open Meilisearch at %s: %w", url, err)
 		}

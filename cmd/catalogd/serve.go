@@ -123,7 +123,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go stream.Prune(ctx, *eventRetention)
 	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc),
-		ingest.WithObserver(ingestMetrics{m}), recordEvents}
+		ingest.WithObserver(ingestMetrics{m}), ingest.WithKeyedReferenceFinder(ss.service), recordEvents}
 	if db.Dialect() == store.SQLite {
 		// One write transaction at a time: requests waiting for it do
 		// their work ahead of it (see the ingest figures in BENCHMARKS.md).

@@ -51,6 +51,10 @@ type Proposal struct {
 	// concurrent write; Value is then ignored. A nil result writes nothing.
 	// It may run more than once when the transaction is retried.
 	Edit func(current json.RawMessage) (json.RawMessage, error)
+	// KeepReferences, on a DELETE of an entity's key aspect, leaves the
+	// aspects of other entities that name the entity as they are; by
+	// default the write takes the entity out of them.
+	KeepReferences bool
 }
 
 // The conditional-write headers of a proposal: the write fails with

@@ -28,6 +28,14 @@ var SearchFields = []catalog.SearchField{
 	{Name: "removed", Type: "BOOLEAN", Boost: 1},
 }
 
+// KeyedPrefix names the family of keyed fields the suite's documents
+// hold (KeyedPrefix.<key>); engines that must be told of such families up
+// front are told of KeyedSearchFields.
+const KeyedPrefix = "structuredProperties"
+
+// KeyedSearchFields are the families of keyed fields of the suite.
+var KeyedSearchFields = []catalog.SearchField{{Name: KeyedPrefix, Type: "KEYWORD", Boost: 1, Filter: true}}
+
 const (
 	urnHive    = "urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)"
 	urnKafka   = "urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)"
@@ -338,6 +346,54 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 				_, err := shared.Search(ctx, catalog.SearchQuery{Filter: tc.f, Count: 10})
 				if catalog.KindOf(err) != catalog.Invalid {
 					t.Errorf("filter %+v: error %v, want kind Invalid", tc.f, err)
+				}
+			})
+		}
+	})
+
+	// Keyed fields are a family the engine is not told of one by one: a
+	// field per key, prefix.key (structured property values, a field per
+	// property), whose values are strings or numbers.
+	t.Run("KeyedFields", func(t *testing.T) {
+		idx := open(t, SearchFields)
+		hive := ds(urnHive, "SampleHiveDataset", "hive", "PROD")
+		hive.Fields[KeyedPrefix+".retention"] = []any{float64(90)}
+		hive.Fields[KeyedPrefix+".team"] = []any{"payments", "billing"}
+		kafka := ds(urnKafka, "SampleKafkaDataset", "kafka", "PROD")
+		kafka.Fields[KeyedPrefix+".retention"] = []any{float64(30)}
+		kafka.Fields[KeyedPrefix+".team"] = []any{"Marketing"}
+		users := ds(urnUsers, "fct_users_created", "hdfs", "DEV")
+		seed(t, idx, []catalog.Document{hive, kafka, users})
+		c := func(key, cond string, neg bool, vals ...string) catalog.Criterion {
+			return catalog.Criterion{Field: KeyedPrefix + "." + key, Condition: cond, Negated: neg, Values: vals}
+		}
+		tests := []struct {
+			name string
+			f    catalog.Filter
+			want []string
+		}{
+			{"EQUAL a string", or(c("team", "EQUAL", false, "payments")), []string{urnHive}},
+			{"EQUAL is case sensitive", or(c("team", "EQUAL", false, "marketing")), nil},
+			{"IEQUAL", or(c("team", "IEQUAL", false, "marketing")), []string{urnKafka}},
+			{"EQUAL a number", or(c("retention", "EQUAL", false, "90")), []string{urnHive}},
+			{"IN", or(c("team", "IN", false, "billing", "Marketing")), []string{urnHive, urnKafka}},
+			{"GREATER_THAN", or(c("retention", "GREATER_THAN", false, "60")), []string{urnHive}},
+			{"LESS_THAN_OR_EQUAL_TO", or(c("retention", "LESS_THAN_OR_EQUAL_TO", false, "30")), []string{urnKafka}},
+			{"EXISTS", or(c("retention", "EXISTS", false)), []string{urnHive, urnKafka}},
+			{"IS_NULL", or(c("retention", "IS_NULL", false)), []string{urnUsers}},
+			{"negated EQUAL", or(c("team", "EQUAL", true, "payments")), []string{urnKafka, urnUsers}},
+			{"CONTAIN", or(c("team", "CONTAIN", false, "market")), []string{urnKafka}},
+			{"another key", or(c("owner", "EXISTS", false)), nil},
+			{"AND with a declared field", or(c("retention", "EXISTS", false), catalog.Criterion{Field: "platform", Values: []string{"urn:li:dataPlatform:kafka"}}), []string{urnKafka}},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				res, err := idx.Search(ctx, catalog.SearchQuery{EntityTypes: []string{"dataset"}, Filter: tc.f, Count: 10})
+				if err != nil {
+					t.Fatalf("search %+v: %v", tc.f, err)
+				}
+				if got := urnsOf(res); !reflect.DeepEqual(sorted(got), sorted(tc.want)) && !(len(got) == 0 && len(tc.want) == 0) {
+					t.Errorf("filter %+v = %v, want %v", tc.f, sorted(got), sorted(tc.want))
 				}
 			})
 		}

@@ -249,8 +249,7 @@ func (r *mutationResolver) SubmitFormPrompt(ctx context.Context, urn string, in 
 	if in.StructuredPropertyParams == nil || prompt.StructuredPropertyParams == nil || in.StructuredPropertyParams.StructuredPropertyUrn != prompt.StructuredPropertyParams.Urn {
 		return nil, invalidf("Prompt %s asks for structured property %v", in.PromptID, prompt.StructuredPropertyParams)
 	}
-	asset, err := catalog.ParseURN(urn)
-	if err != nil {
+	if _, err := catalog.ParseURN(urn); err != nil {
 		return nil, err
 	}
 	cur, err := r.loaderOf(ctx).Aspect(ctx, urn, "forms")
@@ -261,7 +260,7 @@ func (r *mutationResolver) SubmitFormPrompt(ctx context.Context, urn string, in 
 	if err := remarshal(cur, &forms); err != nil || (formIndex(forms.IncompleteForms, in.FormUrn) < 0 && formIndex(forms.CompletedForms, in.FormUrn) < 0) {
 		return nil, invalidf("Form %s has not been assigned to entity %s", in.FormUrn, urn)
 	}
-	values, err := r.checkPropertyValues(ctx, asset, in.StructuredPropertyParams)
+	values, err := propertyValues(in.StructuredPropertyParams)
 	if err != nil {
 		return nil, err
 	}

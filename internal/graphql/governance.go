@@ -150,7 +150,7 @@ func (r *mutationResolver) MoveDomain(ctx context.Context, in model.MoveDomainIn
 	return yes, nil
 }
 
-// DeleteDomain deletes a domain and takes the entities in it out of it;
+// DeleteDomain deletes a domain, taking the entities in it out of it;
 // refused while other domains are under it, as in DataHub.
 func (r *mutationResolver) DeleteDomain(ctx context.Context, urn string) (*bool, error) {
 	if err := r.mustExist(ctx, urn, "domain"); err != nil {
@@ -163,41 +163,24 @@ func (r *mutationResolver) DeleteDomain(ctx context.Context, urn string) (*bool,
 	if len(children) > 0 {
 		return nil, invalidf("Cannot delete domain %s which has child domains", urn)
 	}
-	refs, err := r.referencing(ctx, urn, "AssociatedWith", "domains")
-	if err != nil {
-		return nil, err
-	}
-	var props []catalog.Proposal
-	for _, src := range refs {
-		props = append(props, edited(src, "domains", func(m *map[string]any, found bool) bool {
-			if !found || *m == nil {
-				return false
-			}
-			(*m)["domains"] = withoutAny((*m)["domains"], func(v any) bool { return v == urn })
-			return true
-		}))
-	}
-	del := catalog.Proposal{EntityType: "domain", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "domainKey"}
-	if err := r.deleteWithReferences(ctx, del, props); err != nil {
-		return nil, err
-	}
-	return yes, nil
+	// The entities in it leave it with the delete.
+	return r.remove(ctx, urn, "domain")
 }
 
-// deleteWithReferences deletes an entity as the caller and then, as the
-// system, takes it out of the aspects that name it (refs). As in DataHub,
-// the references go whether or not the caller may edit the entities that
-// hold them: being allowed to delete a domain is being allowed to empty it.
+// deleteWithReferences takes an entity out of the aspects that name it the
+// way refs do, as the system, and then deletes it as the caller, whose
+// delete finds no reference of its own left to remove. As in DataHub, the
+// references go whether or not the caller may edit the entities that hold
+// them: being allowed to delete an entity is being allowed to let go of it.
 func (r *Resolver) deleteWithReferences(ctx context.Context, del catalog.Proposal, refs []catalog.Proposal) error {
-	if err := r.write(ctx, del); err != nil {
-		return err
+	if len(refs) > 0 {
+		res, err := r.ingest.Ingest(ctx, catalog.SystemActor, refs)
+		r.loaderOf(ctx).forget(res.URNs...)
+		if err != nil {
+			return err
+		}
 	}
-	if len(refs) == 0 {
-		return nil
-	}
-	res, err := r.ingest.Ingest(ctx, catalog.SystemActor, refs)
-	r.loaderOf(ctx).forget(res.URNs...)
-	return err
+	return r.write(ctx, del)
 }
 
 // BatchSetDomain puts every resource in the domain, or out of any domain
@@ -513,8 +496,11 @@ func (r *mutationResolver) DeleteOwnershipType(ctx context.Context, urn string, 
 		// Nothing to delete: DataHub answers true too.
 		return yes, nil
 	}
+	// Unlike DataHub's removal of references, which would only drop
+	// the type from each owner, the owners of this type go.
 	var props []catalog.Proposal
-	if deleteReferences == nil || *deleteReferences {
+	keep := deleteReferences != nil && !*deleteReferences
+	if !keep {
 		refs, err := r.referencing(ctx, urn, "ownershipType", "ownership")
 		if err != nil {
 			return nil, err
@@ -532,7 +518,7 @@ func (r *mutationResolver) DeleteOwnershipType(ctx context.Context, urn string, 
 			}))
 		}
 	}
-	del := catalog.Proposal{EntityType: "ownershipType", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "ownershipTypeKey"}
+	del := catalog.Proposal{EntityType: "ownershipType", EntityURN: urn, ChangeType: catalog.Delete, AspectName: "ownershipTypeKey", KeepReferences: keep}
 	if err := r.deleteWithReferences(ctx, del, props); err != nil {
 		return nil, err
 	}

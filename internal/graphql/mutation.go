@@ -262,70 +262,12 @@ func (r *mutationResolver) DeleteTag(ctx context.Context, urn string) (*bool, er
 	return r.remove(ctx, urn, "tag")
 }
 
-// DeleteGlossaryEntity deletes a glossary term or node and, as DataHub
-// does, the references to it: the entities a term labels lose it, other
-// terms lose their relations to it, and the terms and nodes in a deleted
-// node move to the top of the glossary.
+// DeleteGlossaryEntity deletes a glossary term or node. As with every
+// delete, the references to it go with it: the entities a term labels lose
+// it, other terms lose their relations to it, and the terms and nodes in a
+// deleted node move to the top of the glossary.
 func (r *mutationResolver) DeleteGlossaryEntity(ctx context.Context, urn string) (*bool, error) {
-	if err := r.mustExist(ctx, urn, "glossaryTerm", "glossaryNode"); err != nil {
-		return nil, err
-	}
-	ent := r.reg.Entity(urnType(urn))
-	if ent == nil {
-		return nil, invalidf("unknown entity type in %s", urn)
-	}
-	var props []catalog.Proposal
-	for _, ref := range glossaryReferences {
-		srcs, err := r.referencing(ctx, urn, ref.rel, ref.aspect)
-		if err != nil {
-			return nil, err
-		}
-		for _, src := range srcs {
-			props = append(props, edited(src, ref.aspect, func(m *map[string]any, found bool) bool {
-				if !found || *m == nil {
-					return false
-				}
-				ref.drop(*m, urn)
-				return true
-			}))
-		}
-	}
-	del := catalog.Proposal{EntityType: ent.Name, EntityURN: urn, ChangeType: catalog.Delete, AspectName: ent.KeyAspect}
-	if err := r.deleteWithReferences(ctx, del, props); err != nil {
-		return nil, err
-	}
-	return yes, nil
-}
-
-// glossaryReferences are the aspects that can name a glossary term or node,
-// by the relationship they give it, and how each lets go of one.
-var glossaryReferences = []struct {
-	rel, aspect string
-	drop        func(m map[string]any, urn string)
-}{
-	{"TermedWith", "glossaryTerms", func(m map[string]any, urn string) {
-		m["terms"] = withoutAny(m["terms"], func(v any) bool { t, _ := v.(map[string]any); return jsonString(t, "urn") == urn })
-	}},
-	{"IsA", "glossaryRelatedTerms", dropRelatedTerm},
-	{"HasA", "glossaryRelatedTerms", dropRelatedTerm},
-	{"HasValue", "glossaryRelatedTerms", dropRelatedTerm},
-	{"IsRelatedTo", "glossaryRelatedTerms", dropRelatedTerm},
-	{"IsPartOf", "glossaryTermInfo", dropParentNode},
-	{"IsPartOf", "glossaryNodeInfo", dropParentNode},
-}
-
-func dropRelatedTerm(m map[string]any, urn string) {
-	for _, f := range []string{"isRelatedTerms", "hasRelatedTerms", "values", "relatedTerms"} {
-		if _, ok := m[f]; ok {
-			m[f] = withoutAny(m[f], func(v any) bool { return v == urn })
-		}
-	}
-}
-
-func dropParentNode(m map[string]any, urn string) {
-	if m["parentNode"] == urn {
-		delete(m, "parentNode")
-	}
+	return r.remove(ctx, urn, "glossaryTerm", "glossaryNode")
 }
 
 // RemoveUser deletes a user.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -12,7 +11,6 @@ import (
 	"github.com/catalogd/catalogd/gen/models"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
-	"github.com/catalogd/catalogd/internal/search"
 )
 
 // Structured properties: definitions (the structuredProperty entity, whose
@@ -190,48 +188,13 @@ func (r *mutationResolver) UpdateStructuredProperty(ctx context.Context, in mode
 	return &model.StructuredPropertyEntity{Urn: in.Urn}, nil
 }
 
-// DeleteStructuredProperty deletes a definition and its values on every
-// asset, as DataHub does.
+// DeleteStructuredProperty deletes a definition and, as every delete of
+// a property does, its values on every asset.
 func (r *mutationResolver) DeleteStructuredProperty(ctx context.Context, in model.DeleteStructuredPropertyInput) (bool, error) {
 	if _, err := r.remove(ctx, in.Urn, "structuredProperty"); err != nil {
 		return false, err
 	}
-	if err := r.removeReferences(ctx, in.Urn); err != nil {
-		return false, err
-	}
 	return true, nil
-}
-
-// removeReferences drops the values of a deleted property from the assets
-// whose search documents hold one, a page at a time.
-func (r *Resolver) removeReferences(ctx context.Context, property string) error {
-	if r.search == nil {
-		return nil
-	}
-	u, err := catalog.ParseURN(property)
-	if err != nil {
-		return err
-	}
-	field := search.KeyedFieldName("structuredProperties", u.ID())
-	filter := &search.FilterInput{Or: []search.ConjunctionInput{{And: []search.CriterionInput{
-		{Field: field, Condition: "EXISTS"}, {Field: search.FieldRemoved, Values: []string{"true", "false"}}}}}}
-	for range 1000 {
-		res, err := r.search.Search(ctx, search.SearchParams{Filter: filter, Count: 100})
-		if err != nil {
-			return err
-		}
-		if len(res.Hits) == 0 {
-			return nil
-		}
-		props := make([]catalog.Proposal, 0, len(res.Hits))
-		for _, h := range res.Hits {
-			props = append(props, withoutProperties(h.URN, []string{property}))
-		}
-		if err := r.write(ctx, props...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // withoutProperties removes the values of properties from an asset.
@@ -263,7 +226,7 @@ func (r *mutationResolver) UpsertStructuredProperties(ctx context.Context, in mo
 	values := map[string][]models.StructuredPropertyValueAssignmentValuesItem{}
 	order := []string{}
 	for _, p := range in.StructuredPropertyInputParams {
-		vals, err := r.checkPropertyValues(ctx, asset, p)
+		vals, err := propertyValues(p)
 		if err != nil {
 			return nil, err
 		}
@@ -326,99 +289,20 @@ func (r *Resolver) structuredProperties(ctx context.Context, asset string) (*mod
 	return model.NewStructuredProperties(v, model.NewScope(asset, l, 0)), nil
 }
 
-// checkPropertyValues checks values for a property on an asset as DataHub
-// does: the property exists, applies to the asset's entity type, takes one
-// value unless its cardinality is MULTIPLE, and each value has the
-// property's type and is one of its allowed values when it lists them.
-func (r *Resolver) checkPropertyValues(ctx context.Context, asset catalog.URN, p *model.StructuredPropertyInputParams) ([]models.StructuredPropertyValueAssignmentValuesItem, error) {
-	if err := r.mustExist(ctx, p.StructuredPropertyUrn, "structuredProperty"); err != nil {
-		return nil, err
-	}
-	v, err := r.loaderOf(ctx).Aspect(ctx, p.StructuredPropertyUrn, "propertyDefinition")
-	if err != nil {
-		return nil, err
-	}
-	var def models.StructuredPropertyDefinition
-	if err := remarshal(v, &def); err != nil || v == nil {
-		return nil, invalidf("Structured property %s has no definition", p.StructuredPropertyUrn)
-	}
-	if !slices.Contains(def.EntityTypes, "urn:li:entityType:datahub."+asset.EntityType()) {
-		return nil, invalidf("Structured property %s does not apply to entity type %s", p.StructuredPropertyUrn, asset.EntityType())
-	}
-	if len(p.Values) > 1 && (def.Cardinality == nil || *def.Cardinality != models.PropertyCardinalityMultiple) {
-		return nil, invalidf("Structured property %s takes a single value, %d given", p.StructuredPropertyUrn, len(p.Values))
-	}
-	typ := strings.TrimPrefix(strings.TrimPrefix(def.ValueType, "urn:li:dataType:"), "datahub.")
+// propertyValues turns the input values of a property into stored ones.
+// The write path checks them against the property's definition.
+func propertyValues(p *model.StructuredPropertyInputParams) ([]models.StructuredPropertyValueAssignmentValuesItem, error) {
 	out := make([]models.StructuredPropertyValueAssignmentValuesItem, 0, len(p.Values))
 	for _, in := range p.Values {
-		var item models.StructuredPropertyValueAssignmentValuesItem
 		switch {
 		case in.StringValue != nil && in.NumberValue != nil:
 			return nil, invalidf("A value of %s is either stringValue or numberValue, not both", p.StructuredPropertyUrn)
-		case in.NumberValue != nil:
-			if typ != "number" {
-				return nil, invalidf("Structured property %s takes %s values, got the number %v", p.StructuredPropertyUrn, typ, *in.NumberValue)
-			}
-			item.Double = in.NumberValue
-		case in.StringValue != nil:
-			if typ == "number" {
-				return nil, invalidf("Structured property %s takes number values, got the string %q", p.StructuredPropertyUrn, *in.StringValue)
-			}
-			if err := checkTypedString(typ, *in.StringValue, def.TypeQualifier["allowedTypes"]); err != nil {
-				return nil, catalog.WithOp("structured property "+p.StructuredPropertyUrn, err)
-			}
-			item.String = in.StringValue
-		default:
+		case in.StringValue == nil && in.NumberValue == nil:
 			return nil, invalidf("A value of %s needs stringValue or numberValue", p.StructuredPropertyUrn)
 		}
-		if len(def.AllowedValues) > 0 && !slices.ContainsFunc(def.AllowedValues, func(a models.PropertyValue) bool { return samePrimitive(a.Value, item) }) {
-			return nil, invalidf("Value %s is not one of the allowed values of structured property %s", primitiveString(item), p.StructuredPropertyUrn)
-		}
-		out = append(out, item)
+		out = append(out, models.StructuredPropertyValueAssignmentValuesItem{String: in.StringValue, Double: in.NumberValue})
 	}
 	return out, nil
-}
-
-// checkTypedString checks a string value of a date, URN or text property.
-func checkTypedString(typ, s string, allowedTypes []string) error {
-	switch typ {
-	case "date":
-		if len(s) != len("2006-01-02") || s[4] != '-' || s[7] != '-' {
-			return invalidf("%q is not a date (YYYY-MM-DD)", s)
-		}
-		if _, err := strconv.Atoi(s[:4] + s[5:7] + s[8:]); err != nil {
-			return invalidf("%q is not a date (YYYY-MM-DD)", s)
-		}
-	case "urn":
-		u, err := catalog.ParseURN(s)
-		if err != nil {
-			return invalidf("%q is not a URN", s)
-		}
-		if len(allowedTypes) > 0 && !slices.Contains(allowedTypes, "urn:li:entityType:datahub."+u.EntityType()) {
-			return invalidf("%s is not of an allowed entity type (%s)", s, strings.Join(allowedTypes, ", "))
-		}
-	}
-	return nil
-}
-
-func samePrimitive(a models.PropertyValueValue, b models.StructuredPropertyValueAssignmentValuesItem) bool {
-	switch {
-	case a.String != nil && b.String != nil:
-		return *a.String == *b.String
-	case a.Double != nil && b.Double != nil:
-		return *a.Double == *b.Double
-	}
-	return false
-}
-
-func primitiveString(v models.StructuredPropertyValueAssignmentValuesItem) string {
-	if v.String != nil {
-		return strconv.Quote(*v.String)
-	}
-	if v.Double != nil {
-		return strconv.FormatFloat(*v.Double, 'f', -1, 64)
-	}
-	return "(none)"
 }
 
 // checkPropertyTypes checks the type URNs of a new definition.
@@ -441,6 +325,17 @@ func checkPropertyTypes(valueType string, entityTypes []string, q *model.TypeQua
 	return nil
 }
 
+// samePrimitive reports whether two primitive values are equal.
+func samePrimitive(a, b models.PropertyValueValue) bool {
+	switch {
+	case a.String != nil && b.String != nil:
+		return *a.String == *b.String
+	case a.Double != nil && b.Double != nil:
+		return *a.Double == *b.Double
+	}
+	return false
+}
+
 // allowedValues appends new allowed values to cur, each once.
 func allowedValues(cur []models.PropertyValue, in []*model.AllowedValueInput) ([]models.PropertyValue, error) {
 	for _, a := range in {
@@ -448,8 +343,7 @@ func allowedValues(cur []models.PropertyValue, in []*model.AllowedValueInput) ([
 			return nil, invalidf("an allowed value has exactly one of stringValue and numberValue")
 		}
 		v := models.PropertyValue{Value: models.PropertyValueValue{String: a.StringValue, Double: a.NumberValue}, Description: a.Description}
-		item := models.StructuredPropertyValueAssignmentValuesItem{String: a.StringValue, Double: a.NumberValue}
-		if i := slices.IndexFunc(cur, func(c models.PropertyValue) bool { return samePrimitive(c.Value, item) }); i >= 0 {
+		if i := slices.IndexFunc(cur, func(c models.PropertyValue) bool { return samePrimitive(c.Value, v.Value) }); i >= 0 {
 			if a.Description != nil {
 				cur[i].Description = a.Description
 			}

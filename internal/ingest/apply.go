@@ -51,6 +51,16 @@ type applier struct {
 	sets     []catalog.EdgeSet
 	// pre is the plan's documents being built ahead of the transaction.
 	pre Prebuilt
+
+	// props caches the structured properties read from the store, for
+	// checking values (see checkStructuredProperties).
+	props map[string]*propertyState
+
+	// deletedRows and deletedTimeseries count the rows the request's
+	// entity deletes removed.
+	deletedRows, deletedTimeseries int
+	// deleted are the entities the request deleted whose references go.
+	deleted []string
 }
 
 type slot struct {
@@ -347,20 +357,17 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 			a.state[p.urn] = map[string]*slot{}
 			t.deleted = true
 			t.changed = map[string]bool{}
-			return nil
+			a.deletedRows += rows
+			a.deletedTimeseries += tsRows
+			if p.src.KeepReferences {
+				return nil
+			}
+			if rows > 0 {
+				a.deleted = append(a.deleted, p.urn)
+			}
+			return a.removeReferences(ctx, p.urn)
 		}
-		n, err := a.tx.DeleteAspect(ctx, p.urn, p.aspect.Name)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			a.audit(p.urn, p.entity.Name, p.aspect.Name, true)
-			t.dirty = true
-			a.recordChange(p.urn, p.aspect.Name, slots[p.aspect.Name], nil)
-		}
-		delete(slots, p.aspect.Name)
-		delete(t.changed, p.aspect.Name)
-		return nil
+		return a.deleteAspect(ctx, p.urn, p.entity.Name, p.aspect.Name)
 	case catalog.CreateEntity:
 		if len(slots) > 0 {
 			return catalog.Errorf(catalog.Conflict, "entity %s already exists", p.urn)
@@ -399,7 +406,33 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		t.dirty = true
 		return nil
 	}
+	if p.aspect.Name == structuredPropertiesAspect {
+		var prev []byte
+		if s := a.state[p.urn][p.aspect.Name]; s != nil && s.exists {
+			prev = s.cur.Value
+		}
+		if err := a.checkStructuredProperties(ctx, p.urn, p.entity.Name, p.canon, prev); err != nil {
+			return err
+		}
+	}
 	return a.put(ctx, p.urn, p.aspect.Name, p.value, p.canon, p.sysMD)
+}
+
+// deleteAspect deletes one aspect of urn, an entity of type entity.
+func (a *applier) deleteAspect(ctx context.Context, urn, entity, aspect string) error {
+	n, err := a.tx.DeleteAspect(ctx, urn, aspect)
+	if err != nil {
+		return err
+	}
+	slots, t := a.state[urn], a.touched[urn]
+	if n > 0 {
+		a.audit(urn, entity, aspect, true)
+		t.dirty = true
+		a.recordChange(urn, aspect, slots[aspect], nil)
+	}
+	delete(slots, aspect)
+	delete(t.changed, aspect)
+	return nil
 }
 
 // patch applies p's JSON Patch to the aspect's value as this request sees it

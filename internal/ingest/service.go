@@ -189,6 +189,9 @@ type Service struct {
 	// before this one's transaction and the plan be wasted.
 	inflightMu sync.Mutex
 	inflight   map[string]int
+	// keyed finds what names a deleted entity besides the graph's edges;
+	// nil when nothing does.
+	keyed KeyedReferenceFinder
 }
 
 // Option configures a Service.
@@ -239,6 +242,10 @@ type Result struct {
 	// Written counts the aspect versions and timeseries values written;
 	// unchanged values are not counted.
 	Written int
+	// DeletedRows and DeletedTimeseriesRows count the aspect rows (every
+	// version) and timeseries values the request's deletes of entities
+	// removed.
+	DeletedRows, DeletedTimeseriesRows int
 }
 
 // Ingest applies props as one atomic change made by actor. When the request
@@ -292,6 +299,7 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 		pl = s.plan(ctx, actor, now, urns, s.enter(urns), prepared)
 		defer s.leave(urns)
 	}
+	var deleted []string // entities deleted, whose references go
 	err := s.store.Update(ctx, func(tx catalog.Tx) error {
 		cur, err := tx.Current(ctx, urns)
 		if err != nil {
@@ -319,6 +327,8 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 			}
 		}
 		res.Written, err = a.write(ctx)
+		res.DeletedRows, res.DeletedTimeseriesRows = a.deletedRows, a.deletedTimeseries
+		deleted = a.deleted
 		if changes != nil {
 			*changes = a.changes
 		}
@@ -326,6 +336,11 @@ func (s *Service) ingest(ctx context.Context, actor string, props []catalog.Prop
 	})
 	if pl != nil {
 		pl.discard()
+	}
+	if err == nil && s.keyed != nil {
+		for _, u := range deleted {
+			s.removeKeyedReferences(ctx, u)
+		}
 	}
 	return res, err
 }
@@ -397,7 +412,9 @@ func (pl *plan) discard() {
 func (s *Service) plan(ctx context.Context, actor string, now int64, urns []string, busy map[string]bool, prepared []*prepared) *plan {
 	for _, p := range prepared {
 		// A conditional write is judged on the state its transaction sees.
-		if p.change == catalog.Delete || p.aspect.Timeseries || len(p.src.Headers) > 0 {
+		// Structured property values are checked against the
+		// properties as the transaction reads them.
+		if p.change == catalog.Delete || p.aspect.Timeseries || len(p.src.Headers) > 0 || p.aspect.Name == structuredPropertiesAspect {
 			return nil
 		}
 	}
@@ -761,54 +778,19 @@ func stringAt(v any, keys ...string) string {
 }
 
 // DeleteEntity hard-deletes urn: every aspect version, timeseries value and
-// outgoing edge. It returns the number of aspect and timeseries rows removed.
+// outgoing edge, and the references to it in other entities' aspects (see
+// Proposal.KeepReferences), in one transaction. It returns the number of
+// aspect and timeseries rows of urn removed.
 func (s *Service) DeleteEntity(ctx context.Context, actor string, urn catalog.URN) (rows, timeseriesRows int, err error) {
 	ent := s.reg.Entity(urn.EntityType())
 	if ent == nil {
 		return 0, 0, catalog.Errorf(catalog.Invalid, "unknown entity type %q in URN %s", urn.EntityType(), urn)
 	}
-	if actor == "" {
-		actor = catalog.SystemActor
+	res, err := s.Ingest(ctx, actor, []catalog.Proposal{{EntityType: ent.Name, EntityURN: urn.String(), AspectName: ent.KeyAspect, ChangeType: catalog.Delete}})
+	if err != nil {
+		return 0, 0, err
 	}
-	deleted := []Change{{URN: urn.String(), EntityType: ent.Name, Aspect: ent.KeyAspect, Deleted: true, Key: true}}
-	if s.authorizer != nil {
-		if err := s.authorizer.AuthorizeChanges(ctx, actor, deleted); err != nil {
-			return 0, 0, err
-		}
-	}
-	err = s.store.Update(ctx, func(tx catalog.Tx) error {
-		var err error
-		rows, timeseriesRows, err = tx.DeleteEntity(ctx, urn.String())
-		if err != nil {
-			return err
-		}
-		now := s.now().UnixMilli()
-		if rows+timeseriesRows > 0 {
-			for _, au := range s.auditors {
-				if err := au.RecordChanges(ctx, tx, actor, now, deleted); err != nil {
-					return err
-				}
-			}
-		}
-		if s.indexer != nil {
-			if err := s.indexer.Reindex(ctx, tx, []string{urn.String()}); err != nil {
-				return err
-			}
-		}
-		if rows > 0 && s.changes != nil && s.changes.RecordsAspect(ent.KeyAspect) {
-			// The key's value is gone with the rows; that it existed is
-			// what a record of the deletion needs.
-			gone := AspectChange{URN: urn.String(), EntityType: ent.Name, Aspect: ent.KeyAspect,
-				Previous: json.RawMessage("{}"), Created: catalog.AuditStamp{Time: now, Actor: actor}}
-			rec, err := s.changes.EncodeChanges([]AspectChange{gone})
-			if err != nil {
-				return err
-			}
-			return s.changes.RecordChanges(ctx, tx, []EncodedChanges{rec})
-		}
-		return nil
-	})
-	return rows, timeseriesRows, err
+	return res.DeletedRows, res.DeletedTimeseriesRows, nil
 }
 
 // DeleteLatestTimeseries removes the latest value of the timeseries aspect

@@ -36,12 +36,54 @@ type field struct {
 	// builtin marks the pseudo-fields urn, entityType, _entityType and
 	// removed, whose values come from the Document itself.
 	builtin bool
+	// prefix and key are set for a keyed field, prefix.key (see keyed).
+	prefix, key string
+}
+
+// tAttr is the attribute of f's values as they are (see textAttr).
+func (f *field) tAttr() string {
+	if f.prefix != "" {
+		return keyedAttr(f.prefix) + ".t_" + encodeName(f.key)
+	}
+	return textAttr(f.Name)
+}
+
+// xAttr is the attribute of f's exact-encoded values (see exactAttr).
+func (f *field) xAttr() string {
+	if f.prefix != "" {
+		return keyedAttr(f.prefix) + ".x_" + encodeName(f.key)
+	}
+	return exactAttr(f.Name)
 }
 
 // schema is the engine's view of the search fields.
 type schema struct {
 	fields map[string]*field
 	names  []string // sorted, for deterministic settings
+	// keyed are the families of keyed fields by prefix: a document
+	// field prefix.key, for any key, is one of them (structured property
+	// values, a field per property).
+	keyed map[string]catalog.SearchField
+}
+
+// lookup returns the field name names: a declared one, or one of a keyed
+// family; nil when neither.
+func (s *schema) lookup(name string) *field {
+	if f := s.fields[name]; f != nil {
+		return f
+	}
+	prefix, key, ok := strings.Cut(name, ".")
+	if !ok || key == "" {
+		return nil
+	}
+	fam, ok := s.keyed[prefix]
+	if !ok {
+		return nil
+	}
+	// Values of keyed fields are strings or numbers, so they are stored
+	// as strings are, numbers kept as numbers for ranges.
+	fam.Name = name
+	return &field{SearchField: fam, kind: kindString, prefix: prefix, key: key}
 }
 
 // Pseudo-fields that filters and facets may name although no aspect declares
@@ -53,8 +95,11 @@ var builtinFields = []catalog.SearchField{
 	{Name: "removed", Type: "BOOLEAN"},
 }
 
-func newSchema(fields []catalog.SearchField) *schema {
-	s := &schema{fields: map[string]*field{}}
+func newSchema(fields, keyed []catalog.SearchField) *schema {
+	s := &schema{fields: map[string]*field{}, keyed: map[string]catalog.SearchField{}}
+	for _, f := range keyed {
+		s.keyed[f.Name] = f
+	}
 	for _, f := range fields {
 		if f.Name == "" {
 			continue
@@ -301,7 +346,7 @@ func (s *schema) translate(f catalog.Filter) expr {
 
 func (s *schema) criterion(c catalog.Criterion) expr {
 	cond := condition(c)
-	f := s.fields[c.Field]
+	f := s.lookup(c.Field)
 	if isSubstring(cond) {
 		if c.Negated || f == nil {
 			if f == nil && !c.Negated {
@@ -309,7 +354,7 @@ func (s *schema) criterion(c catalog.Criterion) expr {
 			}
 			return exprTrue
 		}
-		return expr{s: textAttr(c.Field) + " EXISTS"}
+		return expr{s: f.tAttr() + " EXISTS"}
 	}
 	var e expr
 	if f == nil {
@@ -330,7 +375,7 @@ func (s *schema) criterion(c catalog.Criterion) expr {
 
 // positive renders a non-substring condition on a declared field.
 func (s *schema) positive(f *field, cond string, values []string) expr {
-	t := textAttr(f.Name)
+	t := f.tAttr()
 	switch cond {
 	case condExists:
 		return expr{s: t + " EXISTS"}
@@ -368,7 +413,7 @@ func (s *schema) positive(f *field, cond string, values []string) expr {
 	for _, v := range values {
 		vals = append(vals, quote(encodeExact(v)))
 	}
-	return eqIn(exactAttr(f.Name), vals)
+	return eqIn(f.xAttr(), vals)
 }
 
 // filterAttrs lists the t_ attributes eval needs to decide f.
@@ -377,13 +422,22 @@ func (s *schema) filterAttrs(f catalog.Filter) []string {
 	var out []string
 	for _, group := range f.Or {
 		for _, c := range group {
-			if _, ok := s.fields[c.Field]; ok && !seen[c.Field] {
+			if f := s.lookup(c.Field); f != nil && !seen[c.Field] {
 				seen[c.Field] = true
-				out = append(out, textAttr(c.Field))
+				out = append(out, f.retrieved())
 			}
 		}
 	}
 	return out
+}
+
+// retrieved is the attribute a hit must carry for f's values: a keyed
+// field's whole family, whose nested values hitValues reads.
+func (f *field) retrieved() string {
+	if f.prefix != "" {
+		return keyedAttr(f.prefix)
+	}
+	return textAttr(f.Name)
 }
 
 // eval decides f on a document's values (field name → values as decoded
@@ -410,7 +464,7 @@ func (s *schema) eval(f catalog.Filter, values func(field string) []any) bool {
 }
 
 func (s *schema) evalCriterion(c catalog.Criterion, values func(string) []any) bool {
-	f := s.fields[c.Field]
+	f := s.lookup(c.Field)
 	var have []any
 	if f != nil {
 		have = values(c.Field)

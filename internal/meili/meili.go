@@ -51,10 +51,20 @@ type options struct {
 	batch          int
 	poll           time.Duration
 	client         []meilisearch.Option
+	keyed          []catalog.SearchField
 }
 
 // Option configures an Engine.
 type Option func(*options)
+
+// WithKeyedFields declares families of keyed fields: for each, a document
+// field named prefix.key, for any key, is filtered like a declared field of
+// the family's type (structured property values, a field per property,
+// whose names no list can hold up front). Their values may be strings or
+// numbers. They get no facet counts.
+func WithKeyedFields(families []catalog.SearchField) Option {
+	return func(o *options) { o.keyed = families }
+}
 
 // WithIndex sets the index uid (default DefaultIndex).
 func WithIndex(uid string) Option { return func(o *options) { o.uid = uid } }
@@ -106,7 +116,7 @@ func New(ctx context.Context, url, key string, fields []catalog.SearchField, opt
 	if key != "" {
 		copts = append([]meilisearch.Option{meilisearch.WithAPIKey(key)}, copts...)
 	}
-	e := &Engine{client: meilisearch.New(url, copts...), uid: o.uid, schema: newSchema(fields), opts: o}
+	e := &Engine{client: meilisearch.New(url, copts...), uid: o.uid, schema: newSchema(fields, o.keyed), opts: o}
 	e.searchFields, e.autoFields = e.schema.rankedFields()
 	if err := e.setup(ctx); err != nil {
 		e.client.Close()
@@ -220,6 +230,9 @@ func (e *Engine) settings() *meilisearch.Settings {
 			filterable = append(filterable, exactAttr(name))
 		}
 	}
+	for _, prefix := range sortedKeys(e.schema.keyed) {
+		filterable = append(filterable, keyedAttr(prefix))
+	}
 	typo := &meilisearch.TypoTolerance{
 		Enabled:             e.opts.typos,
 		MinWordSizeForTypos: meilisearch.MinWordSizeForTypos{OneTypo: 5, TwoTypos: 9}, // Meilisearch's defaults
@@ -303,6 +316,7 @@ func (e *Engine) document(d catalog.Document) map[string]any {
 			doc[exactAttr(name)] = exact
 		}
 	}
+	e.keyedFields(doc, d)
 	locs, anc, prefixes := browseFields(d.BrowsePaths, e.opts.maxDepth)
 	if len(locs) > 0 {
 		doc[attrLoc] = locs
@@ -312,6 +326,56 @@ func (e *Engine) document(d catalog.Document) map[string]any {
 		doc[bpAttr(depth)] = vals
 	}
 	return doc
+}
+
+// keyedFields adds to doc the fields of d that belong to a keyed family,
+// under the family's attribute (see keyedAttr): numbers as numbers, so
+// that ranges compare them, and every value exact-encoded, numbers in
+// their shortest form, so that EQUAL finds "90" as the in-store engines do.
+func (e *Engine) keyedFields(doc map[string]any, d catalog.Document) {
+	if len(e.schema.keyed) == 0 {
+		return
+	}
+	for name, vals := range d.Fields {
+		if _, declared := e.schema.fields[name]; declared {
+			continue
+		}
+		f := e.schema.lookup(name)
+		if f == nil || len(vals) == 0 {
+			continue
+		}
+		var raw []any
+		var exact []string
+		for _, v := range vals {
+			if _, isString := v.(string); !isString {
+				if n, ok := toNumber(v); ok {
+					raw = append(raw, n)
+					exact = append(exact, encodeExact(formatNumber(n)))
+					continue
+				}
+			}
+			s := valueString(v)
+			raw = append(raw, s)
+			exact = append(exact, encodeExact(s))
+		}
+		attr := keyedAttr(f.prefix)
+		fam, _ := doc[attr].(map[string]any)
+		if fam == nil {
+			fam = map[string]any{}
+			doc[attr] = fam
+		}
+		fam["t_"+encodeName(f.key)] = raw
+		fam["x_"+encodeName(f.key)] = exact
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func toNumber(v any) (float64, bool) {

@@ -27,7 +27,7 @@ func openTest(t *testing.T, fields []catalog.SearchField) *Engine {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	uid := fmt.Sprintf("catalogd_test_%d_%d", time.Now().UnixNano(), indexSeq.Add(1))
-	e, err := New(ctx, url, os.Getenv("CATALOGD_TEST_MEILISEARCH_KEY"), fields, WithIndex(uid))
+	e, err := New(ctx, url, os.Getenv("CATALOGD_TEST_MEILISEARCH_KEY"), fields, WithIndex(uid), WithKeyedFields(catalogtest.KeyedSearchFields))
 	if err != nil {
 		t.Fatalf("open meilisearch: %v", err)
 	}

@@ -94,6 +94,14 @@ func wordAttr(field string) string { return "w_" + encodeName(field) }
 // filtered by EQUAL and IN and faceted.
 func exactAttr(field string) string { return "x_" + encodeName(field) }
 
+// keyedAttr is the attribute holding a family of keyed fields (prefix.key
+// for any key) as an object: for each key, "t_<key>" and "x_<key>" hold
+// what textAttr and exactAttr hold for a declared field. Meilisearch reads
+// the dot of "k_<prefix>.t_<key>" as a path into it, and declaring the
+// object filterable makes every member filterable, keys unknown up front
+// included.
+func keyedAttr(prefix string) string { return "k_" + encodeName(prefix) }
+
 // fieldOfAttr returns the field name of a t_, x_ or w_ attribute.
 func fieldOfAttr(attr string) (string, bool) {
 	if !strings.HasPrefix(attr, "t_") && !strings.HasPrefix(attr, "x_") && !strings.HasPrefix(attr, "w_") {

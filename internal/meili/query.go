@@ -216,7 +216,7 @@ func (e *Engine) hit(h meilisearch.Hit, words []string) (catalog.SearchHit, erro
 		// The analyzer's own test, as the in-store engines report matches:
 		// a value matches when every query word is a prefix of its words.
 		for _, name := range e.searchFields {
-			for _, v := range hitValues(h, name) {
+			for _, v := range e.schema.hitValues(h, name) {
 				if s, ok := v.(string); ok && search.Matches(words, s) {
 					out.MatchedFields = append(out.MatchedFields, catalog.MatchedField{Name: name, Value: s})
 				}
@@ -237,11 +237,25 @@ func decodeAttr(h meilisearch.Hit, attr string, dst any) error {
 	return nil
 }
 
-// hitValues returns a field's values from a hit's t_ attribute.
-func hitValues(h meilisearch.Hit, field string) []any {
-	raw, ok := h[textAttr(field)]
+// hitValues returns a field's values from a hit's t_ attribute, or for a
+// keyed field from its member of the family's attribute.
+func (s *schema) hitValues(h meilisearch.Hit, field string) []any {
+	f := s.lookup(field)
+	if f == nil {
+		return nil
+	}
+	raw, ok := h[f.retrieved()]
 	if !ok {
 		return nil
+	}
+	if f.prefix != "" {
+		var fam map[string]json.RawMessage
+		if json.Unmarshal(raw, &fam) != nil {
+			return nil
+		}
+		if raw, ok = fam["t_"+encodeName(f.key)]; !ok {
+			return nil
+		}
 	}
 	var vals []any
 	if json.Unmarshal(raw, &vals) != nil {
@@ -279,7 +293,7 @@ func (e *Engine) scan(ctx context.Context, req meilisearch.SearchRequest, retrie
 				e.opts.scanLimit, resp.TotalHits)
 		}
 		for _, h := range resp.Hits {
-			if e.schema.eval(f, func(field string) []any { return hitValues(h, field) }) {
+			if e.schema.eval(f, func(field string) []any { return e.schema.hitValues(h, field) }) {
 				out = append(out, h)
 			}
 		}
@@ -315,7 +329,7 @@ func (e *Engine) searchScan(ctx context.Context, q catalog.SearchQuery, req meil
 			if _, ok := e.schema.fields[n]; ok {
 				for _, h := range hits {
 					seen := map[string]bool{}
-					for _, v := range hitValues(h, n) {
+					for _, v := range e.schema.hitValues(h, n) {
 						if s := valueString(v); !seen[s] {
 							seen[s] = true
 							counts[s]++
@@ -384,7 +398,7 @@ func (e *Engine) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 		if err := decodeAttr(h, attrURN, &urn); err != nil {
 			return nil, err
 		}
-		if text := suggestion(h, fields, words); text != "" {
+		if text := e.schema.suggestion(h, fields, words); text != "" {
 			out = append(out, catalog.Suggestion{Text: text, URN: urn})
 		}
 	}
@@ -393,10 +407,10 @@ func (e *Engine) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 
 // suggestion picks the first value of fields, in their order, that matches
 // the words, or the first value at all when the words matched across values.
-func suggestion(h meilisearch.Hit, fields, words []string) string {
+func (sc *schema) suggestion(h meilisearch.Hit, fields, words []string) string {
 	first := ""
 	for _, name := range fields {
-		for _, v := range hitValues(h, name) {
+		for _, v := range sc.hitValues(h, name) {
 			s, ok := v.(string)
 			if !ok {
 				continue

@@ -1,10 +1,14 @@
 package meili
 
 import (
+	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/meilisearch/meilisearch-go"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 )
@@ -117,7 +121,7 @@ func crit(field, cond string, values ...string) catalog.Criterion {
 func neg(c catalog.Criterion) catalog.Criterion { c.Negated = true; return c }
 
 func TestTranslate(t *testing.T) {
-	s := newSchema(testFields)
+	s := newSchema(testFields, nil)
 	tests := []struct {
 		name   string
 		filter catalog.Filter
@@ -195,7 +199,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestEval(t *testing.T) {
-	s := newSchema(testFields)
+	s := newSchema(testFields, nil)
 	doc := map[string][]any{
 		"name":     {"Orders Daily"},
 		"tags":     {"urn:li:tag:PII", "urn:li:tag:gold"},
@@ -276,7 +280,7 @@ func TestBrowseFields(t *testing.T) {
 }
 
 func TestDocumentAndSettings(t *testing.T) {
-	e := &Engine{schema: newSchema(testFields), opts: options{maxDepth: 3, maxTotalHits: 10000, maxFacetValues: 100}}
+	e := &Engine{schema: newSchema(testFields, nil), opts: options{maxDepth: 3, maxTotalHits: 10000, maxFacetValues: 100}}
 	e.searchFields, e.autoFields = e.schema.rankedFields()
 	if want := []string{"name", "description", "urn"}; !reflect.DeepEqual(e.searchFields, want) {
 		t.Errorf("searchFields = %q, want %q (by boost)", e.searchFields, want)
@@ -323,5 +327,82 @@ func TestDocumentAndSettings(t *testing.T) {
 	}
 	if named := e.baseFilter(nil, false); named.String() != "" {
 		t.Errorf("baseFilter without hiding = %s", named)
+	}
+}
+
+// TestKeyedFields covers the families of keyed fields (structured property
+// values): their documents' object attribute, filterable whole, the filters
+// on one member, and the Go-side evaluation of what Meilisearch cannot
+// filter, on a hit read back from that object.
+func TestKeyedFields(t *testing.T) {
+	keyed := []catalog.SearchField{{Name: "structuredProperties", Type: "KEYWORD", Filter: true}}
+	e := &Engine{schema: newSchema(testFields, keyed), opts: options{maxDepth: 3, maxTotalHits: 10000, maxFacetValues: 100}}
+	d := e.document(catalog.Document{URN: "urn:li:dataset:k", EntityType: "dataset", Fields: map[string][]any{
+		"structuredProperties.io_acryl_retention": {float64(90), json.Number("30.5")},
+		"structuredProperties.team":               {"Payments"},
+		"otherFamily.team":                        {"x"},
+	}})
+	want := map[string]any{
+		"t_io__acryl__retention": []any{float64(90), 30.5}, "x_io__acryl__retention": []string{"90", "30.5"},
+		"t_team": []any{"Payments"}, "x_team": []string{"%50ayments"},
+	}
+	if got := d["k_structuredProperties"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("keyed attribute = %#v\nwant %#v", got, want)
+	}
+	for a := range d {
+		if strings.Contains(a, "otherFamily") {
+			t.Errorf("a field of no declared family was indexed as %s", a)
+		}
+	}
+	filterable := e.settings().FilterableAttributes
+	if !slices.Contains(filterable, "k_structuredProperties") {
+		t.Errorf("k_structuredProperties is not filterable: %q", filterable)
+	}
+
+	tests := []struct {
+		name string
+		c    catalog.Criterion
+		want string
+	}{
+		{"equal is exact", crit("structuredProperties.team", "EQUAL", "Payments"), `k_structuredProperties.x_team = "%50ayments"`},
+		{"equal a number", crit("structuredProperties.io_acryl_retention", "EQUAL", "90"), `k_structuredProperties.x_io__acryl__retention = "90"`},
+		{"range", crit("structuredProperties.io_acryl_retention", "GREATER_THAN", "60"), `k_structuredProperties.t_io__acryl__retention > 60`},
+		{"exists", crit("structuredProperties.team", "EXISTS"), `k_structuredProperties.t_team EXISTS`},
+		{"iequal", crit("structuredProperties.team", "IEQUAL", "payments"), `k_structuredProperties.t_team = "payments"`},
+		{"a family not declared", crit("otherFamily.team", "EQUAL", "x"), `_urn NOT EXISTS`},
+		{"the family itself is no field", crit("structuredProperties", "EXISTS"), `_urn NOT EXISTS`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := catalog.Filter{Or: [][]catalog.Criterion{{tt.c}}}
+			if got := e.schema.translate(f).String(); got != tt.want {
+				t.Errorf("translate = %s\nwant        %s", got, tt.want)
+			}
+		})
+	}
+
+	// A hit as Meilisearch returns it: the document's attributes as JSON.
+	hit := meilisearch.Hit{}
+	for k, v := range d {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hit[k] = b
+	}
+	values := func(field string) []any { return e.schema.hitValues(hit, field) }
+	for _, tt := range []struct {
+		c    catalog.Criterion
+		want bool
+	}{
+		{crit("structuredProperties.team", "CONTAIN", "pay"), true},
+		{crit("structuredProperties.team", "END_WITH", "x"), false},
+		{crit("structuredProperties.io_acryl_retention", "GREATER_THAN", "60"), true},
+		{crit("structuredProperties.io_acryl_retention", "EQUAL", "30.5"), true},
+		{crit("structuredProperties.owner", "EXISTS"), false},
+	} {
+		if got := e.schema.eval(catalog.Filter{Or: [][]catalog.Criterion{{tt.c}}}, values); got != tt.want {
+			t.Errorf("eval %+v = %v, want %v", tt.c, got, tt.want)
+		}
 	}
 }

@@ -94,6 +94,20 @@ func IsNumeric(fieldType string) bool {
 	return false
 }
 
+// KeyedFields returns the families of keyed fields of the model's aspects
+// (those of searchables with a KeyPath), sorted by name: a document holds
+// name.<key> for any key of one, structured property values for example.
+// Engines that declare their fields up front declare these as families.
+func KeyedFields(reg *registry.Registry) []catalog.SearchField {
+	m := keyedPrefixes(reg.Aspects())
+	out := make([]catalog.SearchField, 0, len(m))
+	for _, f := range m {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // keyedPrefixes returns, by field name prefix, the fields of the keyed
 // specs of aspects (those with a KeyPath): prefix.<key> for any key.
 func keyedPrefixes(aspects []catalog.AspectSpec) map[string]catalog.SearchField {
