@@ -111,7 +111,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 		last[aspectKey{w.URN, w.Name}] = i
 		if w.History > 0 {
 			p := w.Previous
-			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor)
+			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor, runIDOf(p.SystemMetadata))
 			nHistory++
 		}
 	}
@@ -123,7 +123,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 		if last[aspectKey{w.URN, w.Name}] != i {
 			continue
 		}
-		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor)
+		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor, runIDOf(w.SystemMetadata))
 	}
 	if err := qs.insertRows(ctx, tx.q, insertLatest, latest); err != nil {
 		return tx.db.fail(ctx, err, "write %d aspects", len(last))
@@ -131,14 +131,16 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 	return nil
 }
 
-var aspectColumns = []string{"urn", "aspect", "version", "metadata", "systemmetadata", "createdon", "createdby"}
-var aspectTypes = []string{"text", "text", "bigint", "text", "text", "bigint", "text"}
+// aspectColumns are the columns PutAspects writes; run_id is the run index
+// (see Reader.Runs), the runId of the row's system metadata.
+var aspectColumns = []string{"urn", "aspect", "version", "metadata", "systemmetadata", "createdon", "createdby", "run_id"}
+var aspectTypes = []string{"text", "text", "bigint", "text", "text", "bigint", "text", "text"}
 
 var (
 	insertHistory = bulkInsert{table: "metadata_aspect_v2", cols: aspectColumns, types: aspectTypes}
 	insertLatest  = bulkInsert{table: "metadata_aspect_v2", cols: aspectColumns, types: aspectTypes,
 		suffix: " ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, " +
-			"systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby"}
+			"systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, run_id = excluded.run_id"}
 	insertTimeseries = bulkInsert{table: "timeseries_aspect",
 		cols:  []string{"urn", "entity", "aspect", "timestamp_ms", `"partition"`, "message_id", "value", "systemmetadata"},
 		types: []string{"text", "text", "text", "bigint", "text", "text", "text", "text"},
