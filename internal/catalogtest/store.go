@@ -1039,7 +1039,9 @@ func testRuns(t *testing.T, s catalog.Store) {
 	checkAspect(t, got[0], ofRun(a, "datasetProperties", `{"name":"a2"}`, "second", 21))
 	// Every run hidden but soft-deleted ones: b's rows alone would not show
 	// the first run; a's key does.
-	update(t, s, func(tx catalog.Tx) error { return putVersioned(ctx, tx, ofRun(a, "status", `{"removed":true}`, "third", 30)) })
+	update(t, s, func(tx catalog.Tx) error {
+		return putVersioned(ctx, tx, ofRun(a, "status", `{"removed":true}`, "third", 30))
+	})
 	runs, err = s.Runs(ctx, catalog.RunQuery{})
 	if err != nil {
 		t.Fatal(err)
