@@ -1037,8 +1037,8 @@ func testRuns(t *testing.T, s catalog.Store) {
 		t.Fatalf("RunAspects second: %v", got)
 	}
 	checkAspect(t, got[0], ofRun(a, "datasetProperties", `{"name":"a2"}`, "second", 21))
-	// Every run hidden but soft-deleted ones: b's rows alone would not show
-	// the first run; a's key does.
+	// Runs all of whose rows belong to soft-deleted entities are hidden:
+	// with a soft-deleted too, only the second run, which wrote c, shows.
 	update(t, s, func(tx catalog.Tx) error {
 		return putVersioned(ctx, tx, ofRun(a, "status", `{"removed":true}`, "third", 30))
 	})
