@@ -346,12 +346,6 @@ func (MutationUnsupported) UpdateDisplayProperties(ctx context.Context, urn stri
 	return zero, model.Unsupported("Mutation.updateDisplayProperties")
 }
 
-// RollbackIngestion is not served by catalogd.
-func (MutationUnsupported) RollbackIngestion(ctx context.Context, input model.RollbackIngestionInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.rollbackIngestion")
-}
-
 // LinkAssetVersion is not served by catalogd.
 func (MutationUnsupported) LinkAssetVersion(ctx context.Context, input model.LinkVersionInput) (*model.VersionSet, error) {
 	var zero *model.VersionSet

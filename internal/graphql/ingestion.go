@@ -7,6 +7,7 @@ import (
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
+	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/ingestion"
 )
 
@@ -106,6 +107,20 @@ func (r *mutationResolver) CancelIngestionExecutionRequest(ctx context.Context, 
 		return nil, err
 	}
 	return &in.ExecutionRequestUrn, nil
+}
+
+// RollbackIngestion rolls back the ingestion run in.RunID as DataHub's UI
+// asks for it: for a manager of ingestion, the entities the run created
+// hard-deleted and the aspects it changed restored. It answers "true".
+func (r *mutationResolver) RollbackIngestion(ctx context.Context, in model.RollbackIngestionInput) (*string, error) {
+	if err := r.requireIngestion(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := r.ingest.Rollback(ctx, actorOf(ctx), ingest.Rollback{RunID: in.RunID, HardDelete: true}); err != nil {
+		return nil, err
+	}
+	ok := "true"
+	return &ok, nil
 }
 
 func (r *mutationResolver) CreateTestConnectionRequest(ctx context.Context, in model.CreateTestConnectionRequestInput) (*string, error) {
