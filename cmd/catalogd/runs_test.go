@@ -98,8 +98,12 @@ func TestIngestionRunRollback(t *testing.T) {
 			srv := startServer(t, st.args...)
 			ui := loadUIOps(t, srv)
 			a, b, s, d := hive("rollback.kept"), hive("rollback.onlyb"), hive("rollback.shared"), hive("rollback.onlyc")
-			desc := func(text string) map[string]any { return map[string]any{"description": text, "customProperties": map[string]any{}} }
-			tags := func(tag string) map[string]any { return map[string]any{"tags": []any{map[string]any{"tag": "urn:li:tag:" + tag}}} }
+			desc := func(text string) map[string]any {
+				return map[string]any{"description": text, "customProperties": map[string]any{}}
+			}
+			tags := func(tag string) map[string]any {
+				return map[string]any{"tags": []any{map[string]any{"tag": "urn:li:tag:" + tag}}}
+			}
 
 			// Run a creates a and s; run b creates b (downstream of a) and
 			// overwrites s's description and tags it; run c creates d and
