@@ -306,3 +306,37 @@ func TestRunsErrors(t *testing.T) {
 		t.Errorf("rollback of an unknown run = %v", res)
 	}
 }
+
+// TestUIRollbackOfManagedRun rolls back, as DataHub's ingestion page does
+// (by the execution request's id), a managed run whose writes carry the
+// request's URN as their run id, and checks that the request is marked
+// rolled back.
+func TestUIRollbackOfManagedRun(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			ui := loadUIOps(t, srv)
+			const request = "urn:li:dataHubExecutionRequest:exec-rollback"
+			result, _ := json.Marshal(map[string]any{"status": "SUCCESS", "startTimeMs": 1700000000000, "durationMs": 10})
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": map[string]any{
+				"entityType": "dataHubExecutionRequest", "entityUrn": request, "changeType": "UPSERT", "aspectName": "dataHubExecutionRequestResult",
+				"aspect": map[string]any{"value": string(result), "contentType": "application/json"}}})
+			ingestRun(t, srv, runProposal(t, "managed.table", "datasetProperties", map[string]any{"description": "from the managed run", "customProperties": map[string]any{}}, request))
+			if got := latestValue(t, srv, hive("managed.table"), "datasetKey"); got == "" {
+				t.Fatal("the managed run's dataset was not written")
+			}
+
+			if got := ui.run(t, "rollbackIngestion", map[string]any{"input": map[string]any{"runId": "exec-rollback"}}); get(t, got, "rollbackIngestion") != "true" {
+				t.Errorf("rollbackIngestion = %v", got)
+			}
+			for _, aspect := range []string{"datasetKey", "datasetProperties"} {
+				if got := latestValue(t, srv, hive("managed.table"), aspect); got != "" {
+					t.Errorf("%s of the managed run's dataset after its rollback = %s", aspect, got)
+				}
+			}
+			if got := latestValue(t, srv, request, "dataHubExecutionRequestResult"); !strings.Contains(got, `"status":"ROLLED_BACK"`) || !strings.Contains(got, `"durationMs":10`) {
+				t.Errorf("execution request result after the rollback = %s, want its status ROLLED_BACK", got)
+			}
+		})
+	}
+}

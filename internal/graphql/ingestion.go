@@ -111,12 +111,28 @@ func (r *mutationResolver) CancelIngestionExecutionRequest(ctx context.Context, 
 
 // RollbackIngestion rolls back the ingestion run in.RunID as DataHub's UI
 // asks for it: for a manager of ingestion, the entities the run created
-// hard-deleted and the aspects it changed restored. It answers "true".
+// hard-deleted and the aspects it changed restored. The UI sends the id of
+// an execution request, whose run id is the request's URN: a run id that
+// names no run but is such an id rolls back that request's run. It
+// answers "true".
 func (r *mutationResolver) RollbackIngestion(ctx context.Context, in model.RollbackIngestionInput) (*string, error) {
 	if err := r.requireIngestion(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := r.ingest.Rollback(ctx, actorOf(ctx), ingest.Rollback{RunID: in.RunID, HardDelete: true}); err != nil {
+	runID := in.RunID
+	if !strings.HasPrefix(runID, "urn:") {
+		// The UI names an execution request by its id; a managed run's
+		// recipe has the request's URN as its run_id, as in DataHub.
+		req := catalog.NewURN("dataHubExecutionRequest", runID)
+		rows, err := r.store.RunAspects(ctx, catalog.RunAspectQuery{RunID: runID, IncludeSoftDeleted: true, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			runID = req
+		}
+	}
+	if _, err := r.ingest.Rollback(ctx, actorOf(ctx), ingest.Rollback{RunID: runID, HardDelete: true}); err != nil {
 		return nil, err
 	}
 	ok := "true"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 )
@@ -66,8 +67,8 @@ const rolledBackStatus = "ROLLED_BACK"
 // the privilege to delete every entity the run wrote. A run that wrote
 // nothing (an unknown run id) rolls back nothing; the default run id of
 // writers that name no run is refused, as it names no run. The execution
-// request of a managed ingestion run, when its id is the run id, is marked
-// rolled back.
+// request of a managed ingestion run (whose URN or id is the run id) is
+// marked rolled back.
 func (s *Service) Rollback(ctx context.Context, actor string, o Rollback) (RollbackResult, error) {
 	switch o.RunID {
 	case "":
@@ -109,7 +110,7 @@ func (s *Service) Rollback(ctx context.Context, actor string, o Rollback) (Rollb
 				urns = append(urns, r.URN)
 			}
 		}
-		request := catalog.NewURN("dataHubExecutionRequest", o.RunID)
+		request := executionRequestOf(o.RunID)
 		cur, err := tx.Current(ctx, append(slices.Clone(urns), request))
 		if err != nil {
 			return err
@@ -254,6 +255,17 @@ func (s *Service) summarize(rows []catalog.Aspect, cur map[string]map[string]cat
 		}
 	}
 	return res
+}
+
+// executionRequestOf is the URN of the execution request of a managed
+// ingestion run: the run id itself when it is that URN (the run_id the
+// recipe of a managed run gets), else the request whose id it is.
+func executionRequestOf(runID string) string {
+	const prefix = "urn:li:dataHubExecutionRequest:"
+	if strings.HasPrefix(runID, prefix) {
+		return runID
+	}
+	return catalog.NewURN("dataHubExecutionRequest", runID)
 }
 
 // runIDOf is the runId of system metadata, "" when it has none.
