@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -181,7 +182,17 @@ func TestIngestionRunRollback(t *testing.T) {
 
 			// The CLI's default rollback is safe: b is soft-deleted, s is
 			// back to run a's description without b's tag, a is untouched.
+			_, offset := pollEvents(t, srv, "pollTimeoutSeconds=0")
 			done := runsAction(t, srv, "rollback", map[string]any{"runId": "run-b", "dryRun": false, "safe": true})
+			// The event stream tells of the changes the rollback made.
+			events, _ := pollEvents(t, srv, "pollTimeoutSeconds=0&limit=100&offsetId="+url.QueryEscape(offset))
+			var seen []string
+			for _, e := range events {
+				seen = append(seen, e.EntityURN+" "+e.short())
+			}
+			if !slices.Contains(seen, s+" TAG REMOVE urn:li:tag:fromB") {
+				t.Errorf("events of the rollback = %v, want the removal of tag fromB from %s", seen, s)
+			}
 			for field, want := range map[string]int{"entitiesAffected": 2, "entitiesDeleted": 1, "aspectsReverted": 6} {
 				if got := num(t, get(t, done, field)); got != want {
 					t.Errorf("rollback: %s = %d, want %d", field, got, want)
