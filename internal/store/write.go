@@ -97,6 +97,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 	}
 	qs := tx.db.q
 	var history []any
+	var runs runIDs
 	nHistory := 0
 	// Later writes of the same aspect replace earlier ones in the upsert: a
 	// single INSERT ... ON CONFLICT may not touch a row twice on PostgreSQL.
@@ -111,7 +112,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 		last[aspectKey{w.URN, w.Name}] = i
 		if w.History > 0 {
 			p := w.Previous
-			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor, runIDOf(p.SystemMetadata))
+			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor, runs.of(p.SystemMetadata))
 			nHistory++
 		}
 	}
@@ -123,7 +124,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 		if last[aspectKey{w.URN, w.Name}] != i {
 			continue
 		}
-		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor, runIDOf(w.SystemMetadata))
+		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor, runs.of(w.SystemMetadata))
 	}
 	if err := qs.insertRows(ctx, tx.q, insertLatest, latest); err != nil {
 		return tx.db.fail(ctx, err, "write %d aspects", len(last))
