@@ -118,7 +118,8 @@ func TestIngestionRunRollback(t *testing.T) {
 				runProposal(t, "rollback.onlyb", "upstreamLineage", map[string]any{"upstreams": []any{
 					map[string]any{"dataset": a, "type": "TRANSFORMED", "auditStamp": map[string]any{"time": 0, "actor": "urn:li:corpuser:unknown"}}}}, "run-b"),
 				runProposal(t, "rollback.shared", "datasetProperties", desc("zebrafish shared"), "run-b"),
-				runProposal(t, "rollback.shared", "globalTags", tags("fromB"), "run-b"))
+				runProposal(t, "rollback.shared", "globalTags", tags("fromB"), "run-b"),
+				runProposal(t, "rollback.shared", "datasetProfile", map[string]any{"timestampMillis": 1700000000000, "rowCount": 42}, "run-b"))
 			ingestRun(t, srv,
 				runProposal(t, "rollback.onlyc", "datasetProperties", desc("catfish only c"), "run-c"),
 				runProposal(t, "rollback.kept", "ownership", map[string]any{"owners": []any{
@@ -143,6 +144,9 @@ func TestIngestionRunRollback(t *testing.T) {
 				t.Errorf("runs from 1, 1 of them = %v, want run-b", page)
 			}
 
+			if got := runsProfiles(t, srv, s); len(got) != 1 {
+				t.Fatalf("profiles of %s = %v, want run-b's", s, got)
+			}
 			described := runsAction(t, srv, "describe", map[string]any{"runId": "run-b", "start": 0, "count": 100, "includeAspect": true})
 			wantB := []string{b + " browsePaths", b + " dataPlatformInstance", b + " datasetKey (key)", b + " datasetProperties", b + " upstreamLineage",
 				s + " datasetProperties", s + " globalTags"}
@@ -193,10 +197,16 @@ func TestIngestionRunRollback(t *testing.T) {
 			if !slices.Contains(seen, s+" TAG REMOVE urn:li:tag:fromB") {
 				t.Errorf("events of the rollback = %v, want the removal of tag fromB from %s", seen, s)
 			}
-			for field, want := range map[string]int{"entitiesAffected": 2, "entitiesDeleted": 1, "aspectsReverted": 6} {
+			// The real rollback also counts the run's profile of s, which
+			// went too.
+			for field, want := range map[string]int{"entitiesAffected": 2, "entitiesDeleted": 1, "aspectsReverted": 7} {
 				if got := num(t, get(t, done, field)); got != want {
 					t.Errorf("rollback: %s = %d, want %d", field, got, want)
 				}
+			}
+			profiles := runsProfiles(t, srv, s)
+			if len(profiles) != 0 {
+				t.Errorf("profiles of %s after rolling back the run that wrote them = %v", s, profiles)
 			}
 			checks := []struct{ urn, aspect, want string }{
 				{s, "datasetProperties", "lionfish shared"},
@@ -350,4 +360,17 @@ func TestUIRollbackOfManagedRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runsProfiles reads the datasetProfile values of urn.
+func runsProfiles(t *testing.T, srv *testServer, urn string) []any {
+	t.Helper()
+	var v struct {
+		Value struct{ Values []any }
+	}
+	b := srv.mustDo(t, 200, "POST", "/aspects?action=getTimeseriesAspectValues", map[string]any{"urn": urn, "entity": "dataset", "aspect": "datasetProfile"})
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Value.Values
 }

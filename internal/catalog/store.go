@@ -82,6 +82,10 @@ type Tx interface {
 	// that is absent or whose latest version another run wrote is left as
 	// it is and reported with Reverted false.
 	RevertAspect(ctx context.Context, urn, name, runID string, keepLast bool) (Revert, error)
+	// DeleteRunTimeseries removes the timeseries values whose system
+	// metadata names the run runID, returning the URNs they belonged to
+	// (sorted) and how many were removed.
+	DeleteRunTimeseries(ctx context.Context, runID string) (urns []string, n int, err error)
 	// PutTimeseries upserts timeseries values on (urn, aspect, timestamp, partition, messageId).
 	PutTimeseries(ctx context.Context, values []TimeseriesValue) error
 	// ReplaceEdges replaces, for each set, all edges whose source is set.URN

@@ -51,6 +51,7 @@ func RunStoreTests(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Cancelled", testCancelled},
 		{"Runs", testRuns},
 		{"RevertAspect", testRevertAspect},
+		{"DeleteRunTimeseries", testDeleteRunTimeseries},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1132,5 +1133,48 @@ func testRevertAspect(t *testing.T, s catalog.Store) {
 	}
 	if as, _ := s.RunAspects(ctx, catalog.RunAspectQuery{RunID: "b"}); len(as) != 1 || as[0].Name != "datasetKey" {
 		t.Errorf("run b after the reverts = %v, want its key only", as)
+	}
+}
+
+func testDeleteRunTimeseries(t *testing.T, s catalog.Store) {
+	ctx := context.Background()
+	x, y := "urn:li:dataset:tsx", "urn:li:dataset:tsy"
+	value := func(urn string, ts int64, run string) catalog.TimeseriesValue {
+		return catalog.TimeseriesValue{URN: urn, Entity: "dataset", Aspect: "datasetProfile", TimestampMillis: ts,
+			Value: json.RawMessage(fmt.Sprintf(`{"timestampMillis":%d}`, ts)), SystemMetadata: ofRun(urn, "datasetProfile", `{}`, run, ts).SystemMetadata}
+	}
+	update(t, s, func(tx catalog.Tx) error {
+		return tx.PutTimeseries(ctx, []catalog.TimeseriesValue{value(y, 1, "a"), value(x, 1, "a"), value(x, 2, "b"), value(y, 3, "a")})
+	})
+	// Rewritten by run b: the value is b's now.
+	update(t, s, func(tx catalog.Tx) error { return tx.PutTimeseries(ctx, []catalog.TimeseriesValue{value(y, 3, "b")}) })
+	var urns []string
+	var n int
+	update(t, s, func(tx catalog.Tx) (err error) {
+		urns, n, err = tx.DeleteRunTimeseries(ctx, "a")
+		return err
+	})
+	if n != 2 || fmt.Sprint(urns) != fmt.Sprint([]string{x, y}) {
+		t.Errorf("DeleteRunTimeseries(a) = %v, %d; want [%s %s], 2", urns, n, x, y)
+	}
+	for _, tt := range []struct {
+		urn  string
+		want []int64
+	}{{x, []int64{2}}, {y, []int64{3}}} {
+		got, err := s.Timeseries(ctx, catalog.TimeseriesQuery{URN: tt.urn, Aspect: "datasetProfile"})
+		var ts []int64
+		for _, v := range got {
+			ts = append(ts, v.TimestampMillis)
+		}
+		if err != nil || fmt.Sprint(ts) != fmt.Sprint(tt.want) {
+			t.Errorf("values of %s left = %v, %v; want %v (run b's)", tt.urn, ts, err, tt.want)
+		}
+	}
+	update(t, s, func(tx catalog.Tx) (err error) {
+		urns, n, err = tx.DeleteRunTimeseries(ctx, "a")
+		return err
+	})
+	if n != 0 || len(urns) != 0 {
+		t.Errorf("DeleteRunTimeseries(a) again = %v, %d; want nothing", urns, n)
 	}
 }

@@ -36,8 +36,9 @@ type RollbackResult struct {
 	// EntitiesAffected counts the entities with an aspect rolled back
 	// (when dry, with an aspect of the run).
 	EntitiesAffected int64
-	// AspectsReverted counts the aspects rolled back, and the rows
-	// removed with the entities hard-deleted.
+	// AspectsReverted counts the aspects rolled back, the rows removed
+	// with the entities hard-deleted and the timeseries values of the run
+	// removed.
 	AspectsReverted int64
 	// EntitiesDeleted counts the entities the run created (whose key it
 	// wrote).
@@ -62,9 +63,10 @@ const rolledBackStatus = "ROLLED_BACK"
 // of each latest aspect the run wrote, the run's versions go and the
 // newest earlier version another run wrote is the latest again; an aspect
 // only the run wrote is removed; an entity the run created is soft-deleted
-// (status removed) or, with HardDelete, removed. Edges, search documents,
-// the audit log and the event stream change with the aspects. actor needs
-// the privilege to delete every entity the run wrote. A run that wrote
+// (status removed) or, with HardDelete, removed; the run's timeseries
+// values are removed. Edges, search documents, the audit log and the
+// event stream change with the aspects. actor needs the privilege to
+// delete every entity the run wrote. A run that wrote
 // nothing (an unknown run id) rolls back nothing; the default run id of
 // writers that name no run is refused, as it names no run. The execution
 // request of a managed ingestion run (whose URN or id is the run id) is
@@ -148,7 +150,11 @@ func (s *Service) Rollback(ctx context.Context, actor string, o Rollback) (Rollb
 				affected[r.URN] = true
 			}
 		}
-		res.AspectsReverted = int64(reverted + extra)
+		n, err := a.revertTimeseries(ctx, o.RunID)
+		if err != nil {
+			return err
+		}
+		res.AspectsReverted = int64(reverted + extra + n)
 		res.EntitiesAffected = int64(len(affected))
 		if err := a.markRolledBack(ctx, request); err != nil {
 			return err
@@ -342,6 +348,43 @@ func (a *applier) revert(ctx context.Context, r catalog.Aspect, o Rollback) (int
 	t.deleted, t.dirty = true, true
 	t.changed = map[string]bool{}
 	return max(1, rows+tsRows), nil
+}
+
+// revertTimeseries removes the timeseries values the run wrote, as DataHub
+// does, and has the documents of their entities rebuilt (they may show
+// latest values). It returns how many values went.
+func (a *applier) revertTimeseries(ctx context.Context, runID string) (int, error) {
+	urns, n, err := a.tx.DeleteRunTimeseries(ctx, runID)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	var unread []string
+	for _, u := range urns {
+		if a.state[u] == nil {
+			unread = append(unread, u)
+		}
+	}
+	cur, err := a.tx.Current(ctx, unread)
+	if err != nil {
+		return 0, err
+	}
+	for _, u := range unread {
+		m := make(map[string]*slot)
+		for name, c := range cur[u] {
+			m[name] = &slot{cur: c.Aspect, max: c.MaxVersion, exists: true, stored: true}
+		}
+		a.state[u] = m
+	}
+	for _, u := range urns {
+		parsed, err := catalog.ParseURN(u)
+		if err != nil {
+			continue
+		}
+		if ent := a.svc.reg.Entity(parsed.EntityType()); ent != nil {
+			a.touch(u, ent).dirty = true
+		}
+	}
+	return n, nil
 }
 
 // markRolledBack sets the status of the execution request request, when

@@ -131,6 +131,8 @@ func TestRunIndexMigration(t *testing.T) {
 			for _, stmt := range []string{
 				"DROP INDEX metadata_aspect_v2_run",
 				"ALTER TABLE metadata_aspect_v2 DROP COLUMN run_id",
+				"DROP INDEX timeseries_aspect_run",
+				"ALTER TABLE timeseries_aspect DROP COLUMN run_id",
 				"DELETE FROM catalogd_migration WHERE component = 'store' AND version = 4",
 			} {
 				if _, err := db.Bun().ExecContext(ctx, stmt); err != nil {
@@ -160,9 +162,21 @@ func TestRunIndexMigration(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			q := `INSERT INTO timeseries_aspect (urn, entity, aspect, timestamp_ms, value, systemmetadata) VALUES ('` + urn + `', 'dataset', 'datasetProfile', 1, '{}', '{"runId":"r1"}')`
+			if _, err := db.Bun().DB.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
 			db.Close()
 
 			db = storetest.Open(t, dsn)
+			var tsURNs []string
+			var tsRows int
+			if err := db.Update(ctx, func(tx catalog.Tx) (err error) {
+				tsURNs, tsRows, err = tx.DeleteRunTimeseries(ctx, "r1")
+				return err
+			}); err != nil || tsRows != 1 || len(tsURNs) != 1 {
+				t.Errorf("timeseries of r1 after migration: %v, %d, %v; want the one value", tsURNs, tsRows, err)
+			}
 			runs, err := db.Runs(ctx, catalog.RunQuery{IncludeSoftDeleted: true})
 			if err != nil {
 				t.Fatal(err)

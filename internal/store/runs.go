@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"sort"
 
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/fastjson"
@@ -243,15 +245,18 @@ func (tx *Tx) RevertAspect(ctx context.Context, urn, name, runID string, keepLas
 }
 
 // runIndexMigration adds the run index: the run id of every aspect version
-// in a column of its own, filled from the stored system metadata, and an
+// and timeseries value in a column of its own, filled from the stored system metadata, and an
 // index of the latest rows by run. Only latest rows with a run id are
 // indexed (history rows are found by key when a run is rolled back), so
 // that writing a history row costs nothing more.
 func runIndexMigration(ctx context.Context, tx bun.Tx, dialect string) error {
-	fill := `UPDATE metadata_aspect_v2 SET run_id = COALESCE(CASE WHEN json_valid(systemmetadata)
+	fill := `UPDATE %s SET run_id = COALESCE(CASE WHEN json_valid(systemmetadata)
 	AND json_type(systemmetadata, '$.runId') = 'text' THEN json_extract(systemmetadata, '$.runId') END, '')
 WHERE systemmetadata IS NOT NULL`
-	stmts := []string{"ALTER TABLE metadata_aspect_v2 ADD COLUMN run_id TEXT NOT NULL DEFAULT ''"}
+	stmts := []string{
+		"ALTER TABLE metadata_aspect_v2 ADD COLUMN run_id TEXT NOT NULL DEFAULT ''",
+		"ALTER TABLE timeseries_aspect ADD COLUMN run_id TEXT NOT NULL DEFAULT ''",
+	}
 	if dialect == Postgres {
 		// A system metadata text that is not JSON must not fail the
 		// migration: the cast's error is caught row by row.
@@ -266,9 +271,11 @@ BEGIN
 EXCEPTION WHEN others THEN
 	RETURN '';
 END $$`)
-		fill = "UPDATE metadata_aspect_v2 SET run_id = pg_temp.catalogd_run_id(systemmetadata) WHERE systemmetadata IS NOT NULL"
+		fill = "UPDATE %s SET run_id = pg_temp.catalogd_run_id(systemmetadata) WHERE systemmetadata IS NOT NULL"
 	}
-	stmts = append(stmts, fill,
+	stmts = append(stmts, fmt.Sprintf(fill, "metadata_aspect_v2"), fmt.Sprintf(fill, "timeseries_aspect"),
+		// A rollback deletes the timeseries values of its run.
+		"CREATE INDEX timeseries_aspect_run ON timeseries_aspect (run_id) WHERE run_id <> ''",
 		// The predicate names run_id as well as version: an index of all
 		// latest rows was one the planners could take for any read of
 		// latest rows, and PostgreSQL, with statistics lagging a bulk
@@ -276,4 +283,36 @@ END $$`)
 		// times slower writes). Queries of runs state both terms.
 		"CREATE INDEX metadata_aspect_v2_run ON metadata_aspect_v2 (run_id, urn, aspect) WHERE version = 0 AND run_id <> ''")
 	return execAll(stmts...)(ctx, tx, dialect)
+}
+
+// DeleteRunTimeseries implements catalog.Tx through the run index of
+// timeseries values.
+func (tx *Tx) DeleteRunTimeseries(ctx context.Context, runID string) ([]string, int, error) {
+	if runID == "" {
+		return nil, 0, nil
+	}
+	rows, err := tx.q.QueryContext(ctx, tx.db.q.rebind("DELETE FROM timeseries_aspect WHERE run_id = ? AND run_id <> '' RETURNING urn"), runID)
+	if err != nil {
+		return nil, 0, tx.db.fail(ctx, err, "delete timeseries values of run %s", runID)
+	}
+	defer rows.Close()
+	n := 0
+	var urns []string
+	seen := map[string]bool{}
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, 0, tx.db.fail(ctx, err, "delete timeseries values of run %s", runID)
+		}
+		n++
+		if !seen[u] {
+			seen[u] = true
+			urns = append(urns, u)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, tx.db.fail(ctx, err, "delete timeseries values of run %s", runID)
+	}
+	sort.Strings(urns)
+	return urns, n, nil
 }

@@ -143,10 +143,10 @@ var (
 		suffix: " ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, " +
 			"systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, run_id = excluded.run_id"}
 	insertTimeseries = bulkInsert{table: "timeseries_aspect",
-		cols:  []string{"urn", "entity", "aspect", "timestamp_ms", `"partition"`, "message_id", "value", "systemmetadata"},
-		types: []string{"text", "text", "text", "bigint", "text", "text", "text", "text"},
+		cols:  []string{"urn", "entity", "aspect", "timestamp_ms", `"partition"`, "message_id", "value", "systemmetadata", "run_id"},
+		types: []string{"text", "text", "text", "bigint", "text", "text", "text", "text", "text"},
 		suffix: ` ON CONFLICT (urn, aspect, timestamp_ms, "partition", message_id) DO UPDATE SET entity = excluded.entity, ` +
-			"value = excluded.value, systemmetadata = excluded.systemmetadata"}
+			"value = excluded.value, systemmetadata = excluded.systemmetadata, run_id = excluded.run_id"}
 	insertEdges = bulkInsert{table: "edge",
 		cols:  []string{"source_urn", "relationship", "destination_urn", "source_aspect", "created_on", "created_actor", "properties"},
 		types: []string{"text", "text", "text", "text", "bigint", "text", "text"},
@@ -237,13 +237,14 @@ func (tx *Tx) PutTimeseries(ctx context.Context, values []catalog.TimeseriesValu
 		}
 		last[timeseriesKey{v.URN, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID}] = i
 	}
-	const cols = 8
+	const cols = 9
 	args := make([]any, 0, len(last)*cols)
+	var runs runIDs
 	for i, v := range values {
 		if last[timeseriesKey{v.URN, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID}] != i {
 			continue
 		}
-		args = append(args, v.URN, v.Entity, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID, text(v.Value), text(v.SystemMetadata))
+		args = append(args, v.URN, v.Entity, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID, text(v.Value), text(v.SystemMetadata), runs.of(v.SystemMetadata))
 	}
 	if err := tx.db.q.insertRows(ctx, tx.q, insertTimeseries, args); err != nil {
 		return tx.db.fail(ctx, err, "write %d timeseries values", len(last))
