@@ -5287,8 +5287,8 @@ type ClientInterface interface {
 	//   privilege to view entities.
 	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 	//   the run's versions go and the newest earlier version another run wrote is the latest
-	//   again, with its edges and search document; an aspect only the run wrote is removed; an
-	//   entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -5319,8 +5319,8 @@ type ClientInterface interface {
 	//   privilege to view entities.
 	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 	//   the run's versions go and the newest earlier version another run wrote is the latest
-	//   again, with its edges and search document; an aspect only the run wrote is removed; an
-	//   entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -7112,8 +7112,8 @@ func (c *Client) RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) 
 //     privilege to view entities.
 //   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 //     the run's versions go and the newest earlier version another run wrote is the latest
-//     again, with its edges and search document; an aspect only the run wrote is removed; an
-//     entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 //     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 //     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 //     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -7154,8 +7154,8 @@ func (c *Client) RunsActionWithBody(ctx context.Context, params *RunsActionParam
 //     privilege to view entities.
 //   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 //     the run's versions go and the newest earlier version another run wrote is the latest
-//     again, with its edges and search document; an aspect only the run wrote is removed; an
-//     entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 //     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 //     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 //     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -12795,8 +12795,8 @@ type ClientWithResponsesInterface interface {
 	//   privilege to view entities.
 	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 	//   the run's versions go and the newest earlier version another run wrote is the latest
-	//   again, with its edges and search document; an aspect only the run wrote is removed; an
-	//   entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -12827,8 +12827,8 @@ type ClientWithResponsesInterface interface {
 	//   privilege to view entities.
 	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 	//   the run's versions go and the newest earlier version another run wrote is the latest
-	//   again, with its edges and search document; an aspect only the run wrote is removed; an
-	//   entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -17846,8 +17846,8 @@ func (c *ClientWithResponses) RestliDocsWithResponse(ctx context.Context, reqEdi
 //     privilege to view entities.
 //   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 //     the run's versions go and the newest earlier version another run wrote is the latest
-//     again, with its edges and search document; an aspect only the run wrote is removed; an
-//     entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 //     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 //     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 //     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
@@ -17884,8 +17884,8 @@ func (c *ClientWithResponses) RunsActionWithBodyWithResponse(ctx context.Context
 //     privilege to view entities.
 //   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
 //     the run's versions go and the newest earlier version another run wrote is the latest
-//     again, with its edges and search document; an aspect only the run wrote is removed; an
-//     entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
 //     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
 //     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
 //     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
