@@ -157,6 +157,9 @@ func signed(t testing.TB, claims jwt.MapClaims) string {
 
 const walkDataset = "urn:li:dataset:(urn:li:dataPlatform:hive,auth.walk,PROD)"
 
+// walkRun is the ingestion run the route walk describes and rolls back.
+const walkRun = "auth-walk-run"
+
 // mcp is a proposal writing an aspect value.
 func mcp(entityType, urn, aspect string, value any) map[string]any {
 	b, _ := json.Marshal(value)
@@ -241,6 +244,10 @@ func routeCases() map[string]routeCase {
 		"POST /usageStats?action=query":          {method: "POST", path: "/usageStats?action=query", body: map[string]any{"resource": ds, "duration": "DAY"}},
 		"POST /usageStats?action=queryRange":     {method: "POST", path: "/usageStats?action=queryRange", body: map[string]any{"resource": ds, "duration": "DAY", "rangeFromEnd": "ALL"}},
 		"POST /operations?action=restoreIndices": {method: "POST", path: "/operations?action=restoreIndices", body: restore, privileged: true},
+		"POST /runs?action=list":                 {method: "POST", path: "/runs?action=list", body: map[string]any{"pageOffset": 0, "pageSize": 10}},
+		"POST /runs?action=describe":             {method: "POST", path: "/runs?action=describe", body: map[string]any{"runId": walkRun, "start": 0, "count": 10}},
+		// A dry run, checked as the real one is: it deletes nothing.
+		"POST /runs?action=rollback": {method: "POST", path: "/runs?action=rollback", privileged: true, body: map[string]any{"runId": walkRun, "dryRun": true}},
 	}
 	// The OpenAPI v2 and v3 entity endpoints: the generic paths (an entity
 	// type and aspect not spelled as the generated paths spell them), and
@@ -354,6 +361,12 @@ func testAuthRouteWalk(t *testing.T, storeArgs []string) {
 			map[string]any{"proposal": mcp("dataset", u, "status", map[string]any{"removed": false})}); st != 200 {
 			t.Fatalf("seed %s: %d %s", u, st, b)
 		}
+	}
+	// The ingestion run the runs actions name.
+	run := mcp("dataset", "urn:li:dataset:(urn:li:dataPlatform:hive,auth.run,PROD)", "status", map[string]any{"removed": false})
+	run["systemMetadata"] = map[string]any{"runId": walkRun}
+	if st, b := s.call(t, bearer(s.admin), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": run}); st != 200 {
+		t.Fatalf("seed run: %d %s", st, b)
 	}
 	if st, b := s.call(t, bearer(s.admin), "POST", "/aspects?action=ingestProposal", map[string]any{"proposal": mcp("dataset", walkDataset, "datasetProfile",
 		map[string]any{"timestampMillis": time.Now().UnixMilli(), "rowCount": 3})}); st != 200 {

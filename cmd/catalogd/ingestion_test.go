@@ -506,6 +506,7 @@ func TestIngestionPrivileges(t *testing.T) {
 		`mutation { createTestConnectionRequest(input: {recipe: "{}"}) }`,
 		`mutation { deleteIngestionSource(urn: "` + src + `") }`,
 		`{ listExecutionRequests(input: {start: 0, count: 10}) { total } }`,
+		`mutation { rollbackIngestion(input: {runId: "some-run"}) }`,
 	} {
 		if _, b := gql(user, q); !strings.Contains(b, "UNAUTHORIZED") && !strings.Contains(b, "unauthorized") {
 			t.Errorf("a user without privileges: %s answered %s", q, b)

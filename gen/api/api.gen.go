@@ -657,6 +657,27 @@ func (e GetRelationshipsParamsDirection) Valid() bool {
 	}
 }
 
+// Defines values for RunsActionParamsAction.
+const (
+	Describe RunsActionParamsAction = "describe"
+	List     RunsActionParamsAction = "list"
+	Rollback RunsActionParamsAction = "rollback"
+)
+
+// Valid indicates whether the value is a known member of the RunsActionParamsAction enum.
+func (e RunsActionParamsAction) Valid() bool {
+	switch e {
+	case Describe:
+		return true
+	case List:
+		return true
+	case Rollback:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UsageStatsActionParamsAction.
 const (
 	UsageStatsActionParamsActionBatchIngest UsageStatsActionParamsAction = "batchIngest"
@@ -685,6 +706,23 @@ type AggregationMetadata struct {
 	DisplayName  *string                   `json:"displayName,omitempty"`
 	FilterValues *[]map[string]interface{} `json:"filterValues,omitempty"`
 	Name         string                    `json:"name"`
+}
+
+// AspectRowSummary One latest aspect of a run (DataHub's AspectRowSummary).
+type AspectRowSummary struct {
+	// Aspect The aspect's value (with `includeAspect`).
+	Aspect     *map[string]interface{} `json:"aspect,omitempty"`
+	AspectName string                  `json:"aspectName"`
+	KeyAspect  bool                    `json:"keyAspect"`
+
+	// Metadata The aspect's value, as a JSON string.
+	Metadata string `json:"metadata"`
+	RunId    string `json:"runId"`
+
+	// Timestamp The aspect's `lastObserved` (else when it was written), epoch ms.
+	Timestamp int64  `json:"timestamp"`
+	Urn       string `json:"urn"`
+	Version   int64  `json:"version"`
 }
 
 // AspectType defines model for AspectType.
@@ -944,6 +982,20 @@ type DeleteEntityResult struct {
 	// TimeseriesRows Number of timeseries rows deleted.
 	TimeseriesRows *int64 `json:"timeseriesRows,omitempty"`
 	Urn            string `json:"urn"`
+}
+
+// DescribeRunRequest Parameters of the runs `describe` action.
+type DescribeRunRequest struct {
+	Count         int32  `json:"count"`
+	IncludeAspect *bool  `json:"includeAspect,omitempty"`
+	IncludeSoft   *bool  `json:"includeSoft,omitempty"`
+	RunId         string `json:"runId"`
+	Start         int32  `json:"start"`
+}
+
+// DescribeRunResponse defines model for DescribeRunResponse.
+type DescribeRunResponse struct {
+	Value []AspectRowSummary `json:"value"`
 }
 
 // EntitiesActionRequest Body of `POST /entities?action=...` (one of the action-specific parameter records).
@@ -1217,6 +1269,28 @@ type IngestProposalResponse struct {
 	Value string `json:"value"`
 }
 
+// IngestionRunSummary One ingestion run (DataHub's IngestionRunSummary).
+type IngestionRunSummary struct {
+	// Rows The number of latest aspects the run wrote last.
+	Rows  int64  `json:"rows"`
+	RunId string `json:"runId"`
+
+	// Timestamp When the newest latest aspect of the run was written (epoch ms).
+	Timestamp int64 `json:"timestamp"`
+}
+
+// ListRunsRequest Parameters of the runs `list` action (all optional).
+type ListRunsRequest struct {
+	IncludeSoft *bool  `json:"includeSoft,omitempty"`
+	PageOffset  *int32 `json:"pageOffset,omitempty"`
+	PageSize    *int32 `json:"pageSize,omitempty"`
+}
+
+// ListRunsResponse Example: {"value":[{"rows":42,"runId":"file-2024_01_01-00_00_00","timestamp":1704067200000}]}
+type ListRunsResponse struct {
+	Value []IngestionRunSummary `json:"value"`
+}
+
 // ListUrnsRequest Parameters of `POST /entities?action=listUrns` (`count` 10 when absent, at most 10000).
 type ListUrnsRequest struct {
 	Count  *int32 `json:"count,omitempty"`
@@ -1449,6 +1523,38 @@ type RestoreIndicesRequest struct {
 // Example: {"value":"{args=RestoreIndicesArgs(start=0, batchSize=10, urn=urn:li:corpuser:datahub), result=RestoreIndicesResult(ignored=0, rowsMigrated=1)}"}
 type RestoreIndicesResponse struct {
 	Value string `json:"value"`
+}
+
+// RollbackResponse What a rollback did (or, dry, would do); DataHub's RollbackResponse.
+type RollbackResponse struct {
+	AspectRowSummaries []AspectRowSummary `json:"aspectRowSummaries"`
+	AspectsAffected    int64              `json:"aspectsAffected"`
+	AspectsReverted    *int64             `json:"aspectsReverted,omitempty"`
+	EntitiesAffected   int64              `json:"entitiesAffected"`
+	EntitiesDeleted    *int64             `json:"entitiesDeleted,omitempty"`
+	UnsafeEntities     []struct {
+		Urn string `json:"urn"`
+	} `json:"unsafeEntities"`
+	UnsafeEntitiesCount *int64 `json:"unsafeEntitiesCount,omitempty"`
+}
+
+// RollbackRunRequest Parameters of the runs `rollback` action.
+type RollbackRunRequest struct {
+	DryRun *bool `json:"dryRun,omitempty"`
+
+	// HardDelete Used when `safe` is absent.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	HardDelete *bool  `json:"hardDelete,omitempty"`
+	RunId      string `json:"runId"`
+
+	// Safe false deletes the entities the run created; true (or absent) soft-deletes them.
+	Safe *bool `json:"safe,omitempty"`
+}
+
+// RollbackRunResponse defines model for RollbackRunResponse.
+type RollbackRunResponse struct {
+	// Value What a rollback did (or, dry, would do); DataHub's RollbackResponse.
+	Value RollbackResponse `json:"value"`
 }
 
 // SearchAcrossEntitiesRequest Parameters of `POST /entities?action=searchAcrossEntities`.
@@ -2417,6 +2523,27 @@ type GetRelationshipsParams struct {
 // GetRelationshipsParamsDirection defines parameters for GetRelationships.
 type GetRelationshipsParamsDirection string
 
+// RunsActionJSONBody defines parameters for RunsAction.
+type RunsActionJSONBody struct {
+	union json.RawMessage
+}
+
+// RunsActionParams defines parameters for RunsAction.
+type RunsActionParams struct {
+	Action RunsActionParamsAction `form:"action" json:"action"`
+
+	// XRestLiProtocolVersion rest.li protocol version; DataHub clients send `2.0.0`. Absent = 1.0.0.
+	XRestLiProtocolVersion *RestliProtocolVersion `json:"X-RestLi-Protocol-Version,omitempty"`
+}
+
+// RunsActionParamsAction defines parameters for RunsAction.
+type RunsActionParamsAction string
+
+// RunsAction200JSONResponseBody defines parameters for RunsAction.
+type RunsAction200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // TrackJSONBody defines parameters for Track.
 type TrackJSONBody struct {
 	EntityType           *string                `json:"entityType,omitempty"`
@@ -2503,6 +2630,9 @@ type OperationsActionJSONRequestBody = OperationsActionRequest
 
 // ResetNativeUserCredentialsJSONRequestBody defines body for ResetNativeUserCredentials for application/json ContentType.
 type ResetNativeUserCredentialsJSONRequestBody = ResetCredentialsRequest
+
+// RunsActionJSONRequestBody defines body for RunsAction for application/json ContentType.
+type RunsActionJSONRequestBody RunsActionJSONBody
 
 // SignUpJSONRequestBody defines body for SignUp for application/json ContentType.
 type SignUpJSONRequestBody = SignUpRequest
@@ -3925,6 +4055,182 @@ func (t *OpenAPIErrorResponse) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsListRunsRequest returns the union data inside the RunsActionJSONBody as a ListRunsRequest
+func (t RunsActionJSONBody) AsListRunsRequest() (ListRunsRequest, error) {
+	var body ListRunsRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromListRunsRequest overwrites any union data inside the RunsActionJSONBody as the provided ListRunsRequest
+func (t *RunsActionJSONBody) FromListRunsRequest(v ListRunsRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeListRunsRequest performs a merge with any union data inside the RunsActionJSONBody, using the provided ListRunsRequest
+func (t *RunsActionJSONBody) MergeListRunsRequest(v ListRunsRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDescribeRunRequest returns the union data inside the RunsActionJSONBody as a DescribeRunRequest
+func (t RunsActionJSONBody) AsDescribeRunRequest() (DescribeRunRequest, error) {
+	var body DescribeRunRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDescribeRunRequest overwrites any union data inside the RunsActionJSONBody as the provided DescribeRunRequest
+func (t *RunsActionJSONBody) FromDescribeRunRequest(v DescribeRunRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDescribeRunRequest performs a merge with any union data inside the RunsActionJSONBody, using the provided DescribeRunRequest
+func (t *RunsActionJSONBody) MergeDescribeRunRequest(v DescribeRunRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRollbackRunRequest returns the union data inside the RunsActionJSONBody as a RollbackRunRequest
+func (t RunsActionJSONBody) AsRollbackRunRequest() (RollbackRunRequest, error) {
+	var body RollbackRunRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRollbackRunRequest overwrites any union data inside the RunsActionJSONBody as the provided RollbackRunRequest
+func (t *RunsActionJSONBody) FromRollbackRunRequest(v RollbackRunRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRollbackRunRequest performs a merge with any union data inside the RunsActionJSONBody, using the provided RollbackRunRequest
+func (t *RunsActionJSONBody) MergeRollbackRunRequest(v RollbackRunRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RunsActionJSONBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RunsActionJSONBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsListRunsResponse returns the union data inside the RunsAction200JSONResponseBody as a ListRunsResponse
+func (t RunsAction200JSONResponseBody) AsListRunsResponse() (ListRunsResponse, error) {
+	var body ListRunsResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromListRunsResponse overwrites any union data inside the RunsAction200JSONResponseBody as the provided ListRunsResponse
+func (t *RunsAction200JSONResponseBody) FromListRunsResponse(v ListRunsResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeListRunsResponse performs a merge with any union data inside the RunsAction200JSONResponseBody, using the provided ListRunsResponse
+func (t *RunsAction200JSONResponseBody) MergeListRunsResponse(v ListRunsResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDescribeRunResponse returns the union data inside the RunsAction200JSONResponseBody as a DescribeRunResponse
+func (t RunsAction200JSONResponseBody) AsDescribeRunResponse() (DescribeRunResponse, error) {
+	var body DescribeRunResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDescribeRunResponse overwrites any union data inside the RunsAction200JSONResponseBody as the provided DescribeRunResponse
+func (t *RunsAction200JSONResponseBody) FromDescribeRunResponse(v DescribeRunResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDescribeRunResponse performs a merge with any union data inside the RunsAction200JSONResponseBody, using the provided DescribeRunResponse
+func (t *RunsAction200JSONResponseBody) MergeDescribeRunResponse(v DescribeRunResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRollbackRunResponse returns the union data inside the RunsAction200JSONResponseBody as a RollbackRunResponse
+func (t RunsAction200JSONResponseBody) AsRollbackRunResponse() (RollbackRunResponse, error) {
+	var body RollbackRunResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRollbackRunResponse overwrites any union data inside the RunsAction200JSONResponseBody as the provided RollbackRunResponse
+func (t *RunsAction200JSONResponseBody) FromRollbackRunResponse(v RollbackRunResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRollbackRunResponse performs a merge with any union data inside the RunsAction200JSONResponseBody, using the provided RollbackRunResponse
+func (t *RunsAction200JSONResponseBody) MergeRollbackRunResponse(v RollbackRunResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RunsAction200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RunsAction200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsUsageBatchIngestRequest returns the union data inside the UsageStatsActionJSONBody as a UsageBatchIngestRequest
 func (t UsageStatsActionJSONBody) AsUsageBatchIngestRequest() (UsageBatchIngestRequest, error) {
 	var body UsageBatchIngestRequest
@@ -4963,6 +5269,70 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RunsActionWithBody rest.li actions on the runs resource (ingestion runs)
+	//
+	// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+	// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+	// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+	// `datahub ingest rollback --run-id`.
+	//
+	// * `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+	//   each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+	//   was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+	//   entities are left out unless `includeSoft` is true.
+	// * `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+	//   and `count` (both required); with `includeAspect` each with its value (`aspect`).
+	//   Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+	//   privilege to view entities.
+	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+	//   the run's versions go and the newest earlier version another run wrote is the latest
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+	//   (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+	//   hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+	//   nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+	//   entity of the run (403 otherwise).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /runs (the `RunsAction` operationId).
+	RunsActionWithBody(ctx context.Context, params *RunsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RunsAction rest.li actions on the runs resource (ingestion runs)
+	//
+	// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+	// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+	// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+	// `datahub ingest rollback --run-id`.
+	//
+	// * `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+	//   each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+	//   was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+	//   entities are left out unless `includeSoft` is true.
+	// * `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+	//   and `count` (both required); with `includeAspect` each with its value (`aspect`).
+	//   Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+	//   privilege to view entities.
+	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+	//   the run's versions go and the newest earlier version another run wrote is the latest
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+	//   (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+	//   hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+	//   nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+	//   entity of the run (403 otherwise).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /runs (the `RunsAction` operationId).
+	RunsAction(ctx context.Context, params *RunsActionParams, body RunsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SignUpWithBody Sign up as a native user with an invite token
 	//
@@ -6715,6 +7085,90 @@ func (c *Client) ResetNativeUserCredentials(ctx context.Context, body ResetNativ
 // Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 func (c *Client) RestliDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRestliDocsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RunsActionWithBody rest.li actions on the runs resource (ingestion runs)
+//
+// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+// `datahub ingest rollback --run-id`.
+//
+//   - `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+//     each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+//     was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+//     entities are left out unless `includeSoft` is true.
+//   - `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+//     and `count` (both required); with `includeAspect` each with its value (`aspect`).
+//     Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+//     privilege to view entities.
+//   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+//     the run's versions go and the newest earlier version another run wrote is the latest
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+//     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+//     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+//     (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+//     hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+//     nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+//     entity of the run (403 otherwise).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /runs (the `RunsAction` operationId).
+func (c *Client) RunsActionWithBody(ctx context.Context, params *RunsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunsActionRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RunsAction rest.li actions on the runs resource (ingestion runs)
+//
+// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+// `datahub ingest rollback --run-id`.
+//
+//   - `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+//     each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+//     was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+//     entities are left out unless `includeSoft` is true.
+//   - `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+//     and `count` (both required); with `includeAspect` each with its value (`aspect`).
+//     Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+//     privilege to view entities.
+//   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+//     the run's versions go and the newest earlier version another run wrote is the latest
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+//     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+//     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+//     (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+//     hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+//     nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+//     entity of the run (403 otherwise).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /runs (the `RunsAction` operationId).
+func (c *Client) RunsAction(ctx context.Context, params *RunsActionParams, body RunsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunsActionRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11070,6 +11524,84 @@ func NewRestliDocsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewRunsActionRequest calls the generic RunsAction builder with application/json body
+func NewRunsActionRequest(server string, params *RunsActionParams, body RunsActionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRunsActionRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewRunsActionRequestWithBody constructs an http.Request for the RunsAction method, with any body, and a specified content type
+func NewRunsActionRequestWithBody(server string, params *RunsActionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/runs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRestLiProtocolVersion != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-RestLi-Protocol-Version", *params.XRestLiProtocolVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-RestLi-Protocol-Version", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewSignUpRequest calls the generic SignUp builder with application/json body
 func NewSignUpRequest(server string, body SignUpJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -12245,6 +12777,70 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /restli/docs (the `RestliDocs` operationId).
 	RestliDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RestliDocsResponse, error)
+
+	// RunsActionWithBodyWithResponse rest.li actions on the runs resource (ingestion runs)
+	//
+	// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+	// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+	// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+	// `datahub ingest rollback --run-id`.
+	//
+	// * `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+	//   each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+	//   was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+	//   entities are left out unless `includeSoft` is true.
+	// * `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+	//   and `count` (both required); with `includeAspect` each with its value (`aspect`).
+	//   Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+	//   privilege to view entities.
+	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+	//   the run's versions go and the newest earlier version another run wrote is the latest
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+	//   (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+	//   hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+	//   nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+	//   entity of the run (403 otherwise).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /runs (the `RunsAction` operationId).
+	RunsActionWithBodyWithResponse(ctx context.Context, params *RunsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunsActionResponse, error)
+
+	// RunsActionWithResponse rest.li actions on the runs resource (ingestion runs)
+	//
+	// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+	// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+	// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+	// `datahub ingest rollback --run-id`.
+	//
+	// * `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+	//   each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+	//   was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+	//   entities are left out unless `includeSoft` is true.
+	// * `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+	//   and `count` (both required); with `includeAspect` each with its value (`aspect`).
+	//   Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+	//   privilege to view entities.
+	// * `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+	//   the run's versions go and the newest earlier version another run wrote is the latest
+	//   again, with its edges and search document; an aspect only the run wrote is removed, and so
+	//   are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+	//   (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+	//   only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+	//   `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+	//   (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+	//   hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+	//   nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+	//   entity of the run (403 otherwise).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /runs (the `RunsAction` operationId).
+	RunsActionWithResponse(ctx context.Context, params *RunsActionParams, body RunsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*RunsActionResponse, error)
 
 	// SignUpWithBodyWithResponse Sign up as a native user with an invite token
 	//
@@ -15492,6 +16088,84 @@ func (r RestliDocsResponse) ContentType() string {
 	return ""
 }
 
+// RunsActionResponse200Headers the declared response headers of an HTTP 200 response for RunsAction
+type RunsActionResponse200Headers struct {
+	XRestLiProtocolVersion *string
+}
+
+// RunsActionResponse4XXHeaders the declared response headers of an HTTP 4XX response for RunsAction
+type RunsActionResponse4XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+// RunsActionResponse5XXHeaders the declared response headers of an HTTP 5XX response for RunsAction
+type RunsActionResponse5XXHeaders struct {
+	XRestLiErrorResponse   *string
+	XRestLiProtocolVersion *string
+}
+
+type RunsActionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RunsAction200JSONResponseBody
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *RestliErrorResponse
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *RestliErrorResponse
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RunsActionResponse200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *RunsActionResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *RunsActionResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RunsActionResponse) GetJSON200() *RunsAction200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r RunsActionResponse) GetJSON4XX() *RestliErrorResponse {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r RunsActionResponse) GetJSON5XX() *RestliErrorResponse {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r RunsActionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RunsActionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RunsActionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RunsActionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SignUpResponse4XXHeaders the declared response headers of an HTTP 4XX response for SignUp
 type SignUpResponse4XXHeaders struct {
 	XRestLiErrorResponse   *string
@@ -17153,6 +17827,82 @@ func (c *ClientWithResponses) RestliDocsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseRestliDocsResponse(rsp)
+}
+
+// RunsActionWithBodyWithResponse rest.li actions on the runs resource (ingestion runs)
+//
+// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+// `datahub ingest rollback --run-id`.
+//
+//   - `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+//     each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+//     was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+//     entities are left out unless `includeSoft` is true.
+//   - `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+//     and `count` (both required); with `includeAspect` each with its value (`aspect`).
+//     Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+//     privilege to view entities.
+//   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+//     the run's versions go and the newest earlier version another run wrote is the latest
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+//     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+//     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+//     (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+//     hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+//     nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+//     entity of the run (403 otherwise).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /runs (the `RunsAction` operationId).
+func (c *ClientWithResponses) RunsActionWithBodyWithResponse(ctx context.Context, params *RunsActionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunsActionResponse, error) {
+	rsp, err := c.RunsActionWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunsActionResponse(rsp)
+}
+
+// RunsActionWithResponse rest.li actions on the runs resource (ingestion runs)
+//
+// DataHub's ingestion runs: every aspect version records the `runId` of its system metadata
+// (`no-run-id-provided` when the writer named none), and a run is the set of latest aspects
+// it wrote last. Used by `datahub ingest list-runs`, `datahub ingest show --run-id` and
+// `datahub ingest rollback --run-id`.
+//
+//   - `list` — the runs, most recent first (`pageOffset` default 0, `pageSize` default 100):
+//     each run's id, the number of latest aspects it wrote (`rows`) and when the newest of them
+//     was written (`timestamp`, epoch ms). Runs all of whose aspects belong to soft-deleted
+//     entities are left out unless `includeSoft` is true.
+//   - `describe` — the latest aspects of run `runId`, in (urn, aspect) order, paged by `start`
+//     and `count` (both required); with `includeAspect` each with its value (`aspect`).
+//     Aspects of soft-deleted entities are left out unless `includeSoft` is true. Needs the
+//     privilege to view entities.
+//   - `rollback` — undo run `runId` in one transaction: of each latest aspect the run wrote,
+//     the run's versions go and the newest earlier version another run wrote is the latest
+//     again, with its edges and search document; an aspect only the run wrote is removed, and so
+//     are the run's timeseries values; an entity the run created is soft-deleted (`status.removed` true) or, with `safe: false`
+//     (or the deprecated `hardDelete: true`), deleted with all its aspects. `dryRun: true`
+//     only reports. Answers a RollbackResponse: `entitiesAffected`, `aspectsReverted`,
+//     `entitiesDeleted` (entities the run created), `aspectsAffected` and `unsafeEntities`
+//     (aspects other runs wrote to those entities, which a hard delete removes and a soft one
+//     hides), and the first 100 aspects (`aspectRowSummaries`). An unknown run id rolls back
+//     nothing; `no-run-id-provided` is refused (400). Needs the privilege to delete every
+//     entity of the run (403 otherwise).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /runs (the `RunsAction` operationId).
+func (c *ClientWithResponses) RunsActionWithResponse(ctx context.Context, params *RunsActionParams, body RunsActionJSONRequestBody, reqEditors ...RequestEditorFn) (*RunsActionResponse, error) {
+	rsp, err := c.RunsAction(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunsActionResponse(rsp)
 }
 
 // SignUpWithBodyWithResponse Sign up as a native user with an invite token
@@ -20104,6 +20854,93 @@ func ParseRestliDocsResponse(rsp *http.Response) (*RestliDocsResponse, error) {
 	response := &RestliDocsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseRunsActionResponse parses an HTTP response from a RunsActionWithResponse call
+func ParseRunsActionResponse(rsp *http.Response) (*RunsActionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RunsActionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RunsAction200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest RestliErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RunsActionResponse200Headers
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers RunsActionResponse4XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers RunsActionResponse5XXHeaders
+		if values := rsp.Header.Values("X-RestLi-Error-Response"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Error-Response", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiErrorResponse = &value
+		}
+		if values := rsp.Header.Values("X-RestLi-Protocol-Version"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RestLi-Protocol-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRestLiProtocolVersion = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil

@@ -274,12 +274,6 @@ func (l QueryLookups) VersionSet(ctx context.Context, urn string) (*model.Versio
 // Mutation embeds it.
 type MutationUnsupported struct{}
 
-// RollbackIngestion is not served by catalogd.
-func (MutationUnsupported) RollbackIngestion(ctx context.Context, input model.RollbackIngestionInput) (*string, error) {
-	var zero *string
-	return zero, model.Unsupported("Mutation.rollbackIngestion")
-}
-
 // QueryUnsupported answers the fields of Query that catalogd does
 // not serve (marked @unsupported) with an error saying so. The resolver of
 // Query embeds it.

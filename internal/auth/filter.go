@@ -82,3 +82,12 @@ func (f FilterReader) CountScan(ctx context.Context, q catalog.ScanQuery) (int, 
 	}
 	return f.Store.CountScan(ctx, q)
 }
+
+// RunAspects implements catalog.Reader without secret aspects.
+func (f FilterReader) RunAspects(ctx context.Context, q catalog.RunAspectQuery) ([]catalog.Aspect, error) {
+	rows, err := f.Store.RunAspects(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(rows, func(a catalog.Aspect) bool { return SecretAspects[a.Name] }), nil
+}

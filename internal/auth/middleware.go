@@ -227,9 +227,12 @@ var (
 	searchPrivileges = []string{PrivSearch, PrivViewEntity}
 )
 
-// writeActions are checked per proposal by the ingest pipeline.
+// writeActions are checked per proposal by the ingest pipeline (a
+// rollback as the deletion of every entity of the run, as DataHub checks
+// it).
 var writeActions = map[string]bool{
 	"ingestProposal": true, "ingestProposalBatch": true, "ingest": true, "batchIngest": true, "delete": true,
+	"rollback": true,
 }
 
 // timeseriesPrivileges are the extra privileges of sensitive timeseries aspects.
@@ -292,6 +295,10 @@ func (s *Service) authorizeRoute(r *http.Request, actor string, entityURN func(*
 			}
 			peekJSON(r, &args)
 			return func(status int) { s.recordRestore(ctx, actor, status, args.URN, args.Aspect) }, nil
+		case p == "/runs" && action == "describe":
+			// What a run wrote is read as entities are (DataHub's ENTITY
+			// READ).
+			return nil, s.Require(ctx, actor, Resource{}, "describe ingestion run", viewPrivileges...)
 		case p == "/usageStats" && (action == "query" || action == "queryRange"):
 			var args struct {
 				Resource string `json:"resource"`

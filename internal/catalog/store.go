@@ -42,6 +42,16 @@ type Reader interface {
 	// CountScan returns the number of rows ScanLatest returns for q
 	// without its Offset and Limit.
 	CountScan(ctx context.Context, q ScanQuery) (int, error)
+	// Runs summarises the ingestion runs named by the system metadata
+	// (runId) of latest aspects: for each run, how many latest aspects it
+	// wrote last and when the newest of them was written, the most recent
+	// run first, paged by q.Offset and q.Limit. Aspects without a run id
+	// count for no run.
+	Runs(ctx context.Context, q RunQuery) ([]RunSummary, error)
+	// RunAspects returns the latest aspects whose system metadata names the
+	// run q.RunID, in (urn, aspect) order, paged by q.Offset and q.Limit;
+	// none when no latest aspect does.
+	RunAspects(ctx context.Context, q RunAspectQuery) ([]Aspect, error)
 }
 
 // Tx is a read-write transaction. Reads through a Tx see its own writes.
@@ -61,12 +71,74 @@ type Tx interface {
 	// DeleteTimeseries removes the values of a timeseries aspect of urn
 	// stamped timestampMillis, returning how many were removed.
 	DeleteTimeseries(ctx context.Context, urn, aspect string, timestampMillis int64) (int, error)
+	// RevertAspect undoes what the run runID wrote to one aspect of urn,
+	// as a rollback of the run does: when the latest version was written
+	// by runID, it and the newer history versions also written by runID
+	// go, and the newest earlier version written by another run becomes
+	// the latest again (its history row removed). When no such version
+	// exists the aspect is removed with every version and its edges,
+	// unless keepLast is set, in which case nothing changes. The restored
+	// aspect's edges are the caller's to rewrite (ReplaceEdges). An aspect
+	// that is absent or whose latest version another run wrote is left as
+	// it is and reported with Reverted false.
+	RevertAspect(ctx context.Context, urn, name, runID string, keepLast bool) (Revert, error)
+	// DeleteRunTimeseries removes the timeseries values whose system
+	// metadata names the run runID, returning the URNs they belonged to
+	// (sorted) and how many were removed.
+	DeleteRunTimeseries(ctx context.Context, runID string) (urns []string, n int, err error)
 	// PutTimeseries upserts timeseries values on (urn, aspect, timestamp, partition, messageId).
 	PutTimeseries(ctx context.Context, values []TimeseriesValue) error
 	// ReplaceEdges replaces, for each set, all edges whose source is set.URN
 	// and whose source aspect is set.Aspect with set.Edges. Sets must not
 	// repeat a (URN, aspect) pair.
 	ReplaceEdges(ctx context.Context, sets []EdgeSet) error
+}
+
+// RunQuery pages the runs Reader.Runs lists. Limit <= 0 means no limit.
+type RunQuery struct {
+	Offset, Limit int
+	// IncludeSoftDeleted keeps runs all of whose aspects belong to
+	// entities that are soft-deleted (status removed); they are left out
+	// otherwise.
+	IncludeSoftDeleted bool
+}
+
+// RunSummary is one ingestion run as Reader.Runs reports it.
+type RunSummary struct {
+	RunID string
+	// Rows is the number of latest aspects the run wrote last.
+	Rows int64
+	// Timestamp is when the newest of them was written (epoch ms).
+	Timestamp int64
+}
+
+// RunAspectQuery selects the latest aspects of one run. Limit <= 0 means
+// no limit.
+type RunAspectQuery struct {
+	RunID string
+	// IncludeSoftDeleted keeps the aspects of soft-deleted entities
+	// (status removed), which are left out otherwise.
+	IncludeSoftDeleted bool
+	Offset, Limit      int
+}
+
+// Revert reports what Tx.RevertAspect did.
+type Revert struct {
+	// Reverted says that the latest version was the run's: the other
+	// fields describe what became of it.
+	Reverted bool
+	// Previous is the latest row before the revert.
+	Previous Aspect
+	// Restored says that an earlier version is the latest row again;
+	// Current is that row (version 0) and MaxVersion the highest history
+	// version left.
+	Restored   bool
+	Current    Aspect
+	MaxVersion int64
+	// Removed says that the aspect is gone, with every version and its
+	// edges. Reverted without Restored or Removed means keepLast held the
+	// aspect back.
+	Removed bool
 }
 
 // Current is the stored latest state of one aspect.

@@ -50,6 +50,9 @@ func RunStoreTests(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"DeleteEntity", testDeleteEntity},
 		{"ScanLatest", testScanLatest},
 		{"Cancelled", testCancelled},
+		{"Runs", testRuns},
+		{"RevertAspect", testRevertAspect},
+		{"DeleteRunTimeseries", testDeleteRunTimeseries},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1023,4 +1026,208 @@ func testCancelled(t *testing.T, s catalog.Store) {
 // oneSet wraps the edges of one aspect of one entity for Tx.ReplaceEdges.
 func oneSet(urn, aspect string, edges []catalog.Edge) []catalog.EdgeSet {
 	return []catalog.EdgeSet{{URN: urn, Aspect: aspect, Edges: edges}}
+}
+
+// ofRun is an aspect written by run at time ms.
+func ofRun(urn, name, value, run string, ms int64) catalog.Aspect {
+	a := aspect(urn, name, value, ms)
+	a.SystemMetadata = json.RawMessage(fmt.Sprintf(`{"lastObserved":%d,"properties":{"runId":"nested"},"runId":%q}`, ms, run))
+	return a
+}
+
+func testRuns(t *testing.T, s catalog.Store) {
+	ctx := context.Background()
+	a, b, c := "urn:li:dataset:ra", "urn:li:dataset:rb", "urn:li:dataset:rc"
+	update(t, s, func(tx catalog.Tx) error {
+		for _, x := range []catalog.Aspect{
+			ofRun(a, "datasetKey", `{}`, "first", 10), ofRun(a, "datasetProperties", `{"name":"a"}`, "first", 10),
+			ofRun(b, "datasetKey", `{}`, "first", 11), ofRun(b, "status", `{"removed":true}`, "first", 11),
+			ofRun(c, "datasetKey", `{}`, "second", 20),
+			{URN: c, Name: "ownership", Value: json.RawMessage(`{}`), Created: stamp(5)}, // no system metadata: no run
+		} {
+			if err := putVersioned(ctx, tx, x); err != nil {
+				return err
+			}
+		}
+		// a's properties rewritten by the second run: the first keeps
+		// only its key as the latest row of a.
+		return putVersioned(ctx, tx, ofRun(a, "datasetProperties", `{"name":"a2"}`, "second", 21))
+	})
+	runs, err := s.Runs(ctx, catalog.RunQuery{IncludeSoftDeleted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []catalog.RunSummary{{RunID: "second", Rows: 2, Timestamp: 21}, {RunID: "first", Rows: 3, Timestamp: 11}}
+	if fmt.Sprint(runs) != fmt.Sprint(want) {
+		t.Errorf("Runs = %v, want %v", runs, want)
+	}
+	if runs, err := s.Runs(ctx, catalog.RunQuery{Offset: 1, Limit: 1}); err != nil || fmt.Sprint(runs) != fmt.Sprint(want[1:]) {
+		t.Errorf("Runs page 2 = %v, %v; want %v", runs, err, want[1:])
+	}
+	keys := func(as []catalog.Aspect) string {
+		var out []string
+		for _, x := range as {
+			out = append(out, x.URN+"/"+x.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tt := range []struct {
+		q    catalog.RunAspectQuery
+		want string
+	}{
+		{catalog.RunAspectQuery{RunID: "first", IncludeSoftDeleted: true}, a + "/datasetKey " + b + "/datasetKey " + b + "/status"},
+		{catalog.RunAspectQuery{RunID: "first"}, a + "/datasetKey"}, // b is soft-deleted
+		{catalog.RunAspectQuery{RunID: "second", Offset: 1, Limit: 5}, c + "/datasetKey"},
+		{catalog.RunAspectQuery{RunID: "nested"}, ""},
+		{catalog.RunAspectQuery{RunID: "unknown"}, ""},
+	} {
+		got, err := s.RunAspects(ctx, tt.q)
+		if err != nil || keys(got) != tt.want {
+			t.Errorf("RunAspects(%+v) = %q, %v; want %q", tt.q, keys(got), err, tt.want)
+		}
+	}
+	got, _ := s.RunAspects(ctx, catalog.RunAspectQuery{RunID: "second", Limit: 1})
+	if len(got) != 1 {
+		t.Fatalf("RunAspects second: %v", got)
+	}
+	checkAspect(t, got[0], ofRun(a, "datasetProperties", `{"name":"a2"}`, "second", 21))
+	// Runs all of whose rows belong to soft-deleted entities are hidden:
+	// with a soft-deleted too, only the second run, which wrote c, shows.
+	update(t, s, func(tx catalog.Tx) error {
+		return putVersioned(ctx, tx, ofRun(a, "status", `{"removed":true}`, "third", 30))
+	})
+	runs, err = s.Runs(ctx, catalog.RunQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].RunID != "second" {
+		t.Errorf("Runs without soft-deleted = %v, want the second run only", runs)
+	}
+}
+
+func testRevertAspect(t *testing.T, s catalog.Store) {
+	ctx := context.Background()
+	urn := "urn:li:dataset:rev"
+	dest := func(v string) []catalog.Edge {
+		return []catalog.Edge{{Relationship: "DownstreamOf", Destination: "urn:li:dataset:" + v, Created: stamp(1)}}
+	}
+	// upstreamLineage: v1 run a, v2 run b, v3 run b (latest).
+	for i, run := range []string{"a", "b", "b"} {
+		update(t, s, func(tx catalog.Tx) error {
+			if err := putVersioned(ctx, tx, ofRun(urn, "upstreamLineage", fmt.Sprintf(`{"i":%d}`, i+1), run, int64(i+1))); err != nil {
+				return err
+			}
+			return tx.ReplaceEdges(ctx, oneSet(urn, "upstreamLineage", dest(fmt.Sprint(i+1))))
+		})
+	}
+	update(t, s, func(tx catalog.Tx) error {
+		if err := putVersioned(ctx, tx, ofRun(urn, "datasetKey", `{}`, "b", 1)); err != nil {
+			return err
+		}
+		if err := putVersioned(ctx, tx, ofRun(urn, "globalTags", `{"t":1}`, "b", 1)); err != nil {
+			return err
+		}
+		return tx.ReplaceEdges(ctx, oneSet(urn, "globalTags", []catalog.Edge{{Relationship: "TaggedWith", Destination: "urn:li:tag:t"}}))
+	})
+	revert := func(name, run string, keepLast bool) catalog.Revert {
+		t.Helper()
+		var r catalog.Revert
+		update(t, s, func(tx catalog.Tx) (err error) {
+			r, err = tx.RevertAspect(ctx, urn, name, run, keepLast)
+			return err
+		})
+		return r
+	}
+	if r := revert("upstreamLineage", "a", false); r.Reverted {
+		t.Errorf("reverting run a, which did not write the latest version: %+v", r)
+	}
+	if r := revert("absent", "b", false); r.Reverted {
+		t.Errorf("reverting an absent aspect: %+v", r)
+	}
+	r := revert("upstreamLineage", "b", false)
+	if !r.Reverted || !r.Restored || r.Removed || r.MaxVersion != 0 {
+		t.Errorf("revert of run b = %+v, want restored with no history left", r)
+	}
+	checkAspect(t, r.Previous, ofRun(urn, "upstreamLineage", `{"i":3}`, "b", 3))
+	checkAspect(t, r.Current, ofRun(urn, "upstreamLineage", `{"i":1}`, "a", 1))
+	got, err := s.AspectVersion(ctx, urn, "upstreamLineage", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAspect(t, got, ofRun(urn, "upstreamLineage", `{"i":1}`, "a", 1))
+	for _, v := range []int64{1, 2} {
+		if _, err := s.AspectVersion(ctx, urn, "upstreamLineage", v); catalog.KindOf(err) != catalog.NotFound {
+			t.Errorf("history version %d after revert: %v, want not found", v, err)
+		}
+	}
+	// The restored row is indexed under its own run.
+	if as, _ := s.RunAspects(ctx, catalog.RunAspectQuery{RunID: "a"}); len(as) != 1 || as[0].Name != "upstreamLineage" {
+		t.Errorf("run a after revert = %v, want its upstreamLineage", as)
+	}
+	// The restored aspect's edges are the caller's; they stay as they were.
+	if edges, _, _ := s.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Outgoing, Relationships: []string{"DownstreamOf"}}); len(edges) != 1 {
+		t.Errorf("edges of the restored aspect = %v, want them untouched", edges)
+	}
+
+	if r := revert("datasetKey", "b", true); !r.Reverted || r.Restored || r.Removed {
+		t.Errorf("revert of the key with keepLast = %+v, want reverted, neither restored nor removed", r)
+	}
+	if _, err := s.AspectVersion(ctx, urn, "datasetKey", 0); err != nil {
+		t.Errorf("key after a revert with keepLast: %v", err)
+	}
+	if r := revert("globalTags", "b", false); !r.Reverted || !r.Removed {
+		t.Errorf("revert of an aspect only run b wrote = %+v, want removed", r)
+	}
+	if _, err := s.AspectVersion(ctx, urn, "globalTags", 0); catalog.KindOf(err) != catalog.NotFound {
+		t.Errorf("globalTags after revert: %v, want not found", err)
+	}
+	if edges, _, _ := s.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Outgoing, Relationships: []string{"TaggedWith"}}); len(edges) != 0 {
+		t.Errorf("edges of the removed aspect = %v, want none", edges)
+	}
+	if as, _ := s.RunAspects(ctx, catalog.RunAspectQuery{RunID: "b"}); len(as) != 1 || as[0].Name != "datasetKey" {
+		t.Errorf("run b after the reverts = %v, want its key only", as)
+	}
+}
+
+func testDeleteRunTimeseries(t *testing.T, s catalog.Store) {
+	ctx := context.Background()
+	x, y := "urn:li:dataset:tsx", "urn:li:dataset:tsy"
+	value := func(urn string, ts int64, run string) catalog.TimeseriesValue {
+		return catalog.TimeseriesValue{URN: urn, Entity: "dataset", Aspect: "datasetProfile", TimestampMillis: ts,
+			Value: json.RawMessage(fmt.Sprintf(`{"timestampMillis":%d}`, ts)), SystemMetadata: ofRun(urn, "datasetProfile", `{}`, run, ts).SystemMetadata}
+	}
+	update(t, s, func(tx catalog.Tx) error {
+		return tx.PutTimeseries(ctx, []catalog.TimeseriesValue{value(y, 1, "a"), value(x, 1, "a"), value(x, 2, "b"), value(y, 3, "a")})
+	})
+	// Rewritten by run b: the value is b's now.
+	update(t, s, func(tx catalog.Tx) error { return tx.PutTimeseries(ctx, []catalog.TimeseriesValue{value(y, 3, "b")}) })
+	var urns []string
+	var n int
+	update(t, s, func(tx catalog.Tx) (err error) {
+		urns, n, err = tx.DeleteRunTimeseries(ctx, "a")
+		return err
+	})
+	if n != 2 || fmt.Sprint(urns) != fmt.Sprint([]string{x, y}) {
+		t.Errorf("DeleteRunTimeseries(a) = %v, %d; want [%s %s], 2", urns, n, x, y)
+	}
+	for _, tt := range []struct {
+		urn  string
+		want []int64
+	}{{x, []int64{2}}, {y, []int64{3}}} {
+		got, err := s.Timeseries(ctx, catalog.TimeseriesQuery{URN: tt.urn, Aspect: "datasetProfile"})
+		var ts []int64
+		for _, v := range got {
+			ts = append(ts, v.TimestampMillis)
+		}
+		if err != nil || fmt.Sprint(ts) != fmt.Sprint(tt.want) {
+			t.Errorf("values of %s left = %v, %v; want %v (run b's)", tt.urn, ts, err, tt.want)
+		}
+	}
+	update(t, s, func(tx catalog.Tx) (err error) {
+		urns, n, err = tx.DeleteRunTimeseries(ctx, "a")
+		return err
+	})
+	if n != 0 || len(urns) != 0 {
+		t.Errorf("DeleteRunTimeseries(a) again = %v, %d; want nothing", urns, n)
+	}
 }

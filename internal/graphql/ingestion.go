@@ -7,6 +7,7 @@ import (
 	"github.com/catalogd/catalogd/internal/auth"
 	"github.com/catalogd/catalogd/internal/catalog"
 	"github.com/catalogd/catalogd/internal/graphql/model"
+	"github.com/catalogd/catalogd/internal/ingest"
 	"github.com/catalogd/catalogd/internal/ingestion"
 )
 
@@ -106,6 +107,36 @@ func (r *mutationResolver) CancelIngestionExecutionRequest(ctx context.Context, 
 		return nil, err
 	}
 	return &in.ExecutionRequestUrn, nil
+}
+
+// RollbackIngestion rolls back the ingestion run in.RunID as DataHub's UI
+// asks for it: for a manager of ingestion, the entities the run created
+// hard-deleted and the aspects it changed restored. The UI sends the id of
+// an execution request, whose run id is the request's URN: a run id that
+// names no run but is such an id rolls back that request's run. It
+// answers "true".
+func (r *mutationResolver) RollbackIngestion(ctx context.Context, in model.RollbackIngestionInput) (*string, error) {
+	if err := r.requireIngestion(ctx); err != nil {
+		return nil, err
+	}
+	runID := in.RunID
+	if !strings.HasPrefix(runID, "urn:") {
+		// The UI names an execution request by its id; a managed run's
+		// recipe has the request's URN as its run_id, as in DataHub.
+		req := catalog.NewURN("dataHubExecutionRequest", runID)
+		rows, err := r.store.RunAspects(ctx, catalog.RunAspectQuery{RunID: runID, IncludeSoftDeleted: true, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			runID = req
+		}
+	}
+	if _, err := r.ingest.Rollback(ctx, actorOf(ctx), ingest.Rollback{RunID: runID, HardDelete: true}); err != nil {
+		return nil, err
+	}
+	ok := "true"
+	return &ok, nil
 }
 
 func (r *mutationResolver) CreateTestConnectionRequest(ctx context.Context, in model.CreateTestConnectionRequestInput) (*string, error) {

@@ -80,6 +80,10 @@ type touch struct {
 	// a latest aspect written or deleted, or a timeseries value written.
 	// Rewrites of unchanged values leave the document as it is.
 	dirty bool
+	// sysMD is the system metadata of the request's first write of the
+	// entity, which the key and default aspects of a new entity carry (so
+	// that they belong to the ingestion run that created it, as in DataHub).
+	sysMD []byte
 }
 
 // requestURNs returns the URNs of ps, each once, in first-seen order.
@@ -388,6 +392,9 @@ func (a *applier) one(ctx context.Context, p *prepared) error {
 		}
 	}
 	t.deleted, t.wrote = false, true
+	if t.sysMD == nil {
+		t.sysMD = p.sysMD
+	}
 	if p.aspect.Timeseries {
 		ts, _ := int64At(p.value, "timestampMillis")
 		a.series = append(a.series, catalog.TimeseriesValue{
@@ -574,7 +581,10 @@ func (a *applier) defaults(ctx context.Context, urn string, t *touch) error {
 	if err != nil {
 		return err
 	}
-	sm, _ := systemMetadata(nil, a.now)
+	sm := t.sysMD
+	if sm == nil {
+		sm, _ = systemMetadata(nil, a.now)
+	}
 	if err := a.putDefault(ctx, urn, ent.KeyAspect, key, sm); err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
 // Package restli serves DataHub's rest.li-style JSON API (/aspects,
-// /entities, /entitiesV2, /relationships, /operations) plus the /config and
+// /entities, /entitiesV2, /relationships, /operations, /runs) plus the /config and
 // /health endpoints real clients probe first. It decodes requests, calls the
 // services and encodes responses with rest.li's conventions: the protocol
 // version header echoed, action responses wrapped in {"value": ...}, errors
@@ -85,9 +85,10 @@ func New(c Config) *Handler {
 	h.HandleAction("entities", "delete", h.deleteEntity)
 	h.HandleAction("entities", "listUrns", h.listURNs)
 	h.HandleAction("entities", "exists", h.entityExists)
+	h.serveRuns()
 
 	h.actionRoutes = map[string]string{"POST /gms/operations": "operations", "POST /api/gms/operations": "operations"}
-	for _, res := range []string{"aspects", "entities", "entitiesV2", "relationships", "operations"} {
+	for _, res := range []string{"aspects", "entities", "entitiesV2", "relationships", "operations", "runs"} {
 		h.actionRoutes["POST /"+res] = res
 	}
 	for pattern, res := range h.actionRoutes {

@@ -209,4 +209,8 @@ FROM edge ORDER BY source_urn, relationship, destination_urn, source_aspect`,
 			`CREATE INDEX edge_incoming ON edge (destination_urn, relationship, source_urn, source_aspect)`,
 		)(ctx, tx, dialect)
 	},
+}, {
+	Version: 4,
+	Name:    "run index: run_id of every aspect version",
+	Up:      runIndexMigration,
 }}

@@ -115,3 +115,87 @@ func TestEdgeMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestRunIndexMigration stores aspects in the layout before store migration
+// 4 (no run_id column), reopens the store and checks that the run index
+// holds the run id of every version, including history rows, and that
+// system metadata without a usable runId (none, not a string, not JSON)
+// counts for no run.
+func TestRunIndexMigration(t *testing.T) {
+	dsns := map[string]func(testing.TB) string{"sqlite": storetest.SQLiteDSN, "postgres": storetest.PostgresDSN}
+	for name, dsnOf := range dsns {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dsnOf(t)
+			db := storetest.Open(t, dsn)
+			for _, stmt := range []string{
+				"DROP INDEX metadata_aspect_v2_run",
+				"ALTER TABLE metadata_aspect_v2 DROP COLUMN run_id",
+				"DROP INDEX timeseries_aspect_run",
+				"ALTER TABLE timeseries_aspect DROP COLUMN run_id",
+				"DELETE FROM catalogd_migration WHERE component = 'store' AND version = 4",
+			} {
+				if _, err := db.Bun().ExecContext(ctx, stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			const urn = "urn:li:dataset:m"
+			rows := []struct {
+				aspect  string
+				version int64
+				sys     any
+			}{
+				{"datasetProperties", 0, `{"lastObserved":5,"runId":"r2"}`},
+				{"datasetProperties", 1, `{"properties":{"runId":"nested"},"runId":"r1"}`},
+				{"datasetKey", 0, `{"runId":"r1"}`},
+				{"status", 0, `{"runId":7}`},
+				{"ownership", 0, `not json`},
+				{"globalTags", 0, nil},
+				{"upstreamLineage", 0, `[1]`},
+			}
+			for _, r := range rows {
+				q := "INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES (?, ?, ?, '{}', ?, 1, 'urn:li:corpuser:x')"
+				if name == "postgres" {
+					q = "INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES ($1, $2, $3, '{}', $4, 1, 'urn:li:corpuser:x')"
+				}
+				if _, err := db.Bun().DB.ExecContext(ctx, q, urn, r.aspect, r.version, r.sys); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q := `INSERT INTO timeseries_aspect (urn, entity, aspect, timestamp_ms, value, systemmetadata) VALUES ('` + urn + `', 'dataset', 'datasetProfile', 1, '{}', '{"runId":"r1"}')`
+			if _, err := db.Bun().DB.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+
+			db = storetest.Open(t, dsn)
+			var tsURNs []string
+			var tsRows int
+			if err := db.Update(ctx, func(tx catalog.Tx) (err error) {
+				tsURNs, tsRows, err = tx.DeleteRunTimeseries(ctx, "r1")
+				return err
+			}); err != nil || tsRows != 1 || len(tsURNs) != 1 {
+				t.Errorf("timeseries of r1 after migration: %v, %d, %v; want the one value", tsURNs, tsRows, err)
+			}
+			runs, err := db.Runs(ctx, catalog.RunQuery{IncludeSoftDeleted: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []catalog.RunSummary{{RunID: "r1", Rows: 1, Timestamp: 1}, {RunID: "r2", Rows: 1, Timestamp: 1}}
+			if !reflect.DeepEqual(runs, want) {
+				t.Errorf("runs after migration = %v, want %v", runs, want)
+			}
+			// The history row's run id is there for a rollback of r2 to find.
+			var r catalog.Revert
+			if err := db.Update(ctx, func(tx catalog.Tx) (err error) {
+				r, err = tx.RevertAspect(ctx, urn, "datasetProperties", "r2", false)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !r.Restored || string(r.Current.SystemMetadata) != rows[1].sys {
+				t.Errorf("revert of r2 after migration = %+v, want version 1 restored", r)
+			}
+		})
+	}
+}

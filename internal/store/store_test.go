@@ -99,8 +99,8 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("reopen %q: %v", dsn, err)
 		}
 		var n int
-		if err := db.Bun().QueryRowContext(ctx, "SELECT COUNT(*) FROM catalogd_migration").Scan(&n); err != nil || n != 3 {
-			t.Errorf("migrations recorded = %d, %v; want 3", n, err)
+		if err := db.Bun().QueryRowContext(ctx, "SELECT COUNT(*) FROM catalogd_migration").Scan(&n); err != nil || n != 4 {
+			t.Errorf("migrations recorded = %d, %v; want 4", n, err)
 		}
 		db.Close()
 	}

@@ -97,6 +97,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 	}
 	qs := tx.db.q
 	var history []any
+	var runs runIDs
 	nHistory := 0
 	// Later writes of the same aspect replace earlier ones in the upsert: a
 	// single INSERT ... ON CONFLICT may not touch a row twice on PostgreSQL.
@@ -111,7 +112,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 		last[aspectKey{w.URN, w.Name}] = i
 		if w.History > 0 {
 			p := w.Previous
-			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor)
+			history = append(history, w.URN, w.Name, w.History, text(p.Value), text(p.SystemMetadata), p.Created.Time, p.Created.Actor, runs.of(p.SystemMetadata))
 			nHistory++
 		}
 	}
@@ -123,7 +124,7 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 		if last[aspectKey{w.URN, w.Name}] != i {
 			continue
 		}
-		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor)
+		latest = append(latest, w.URN, w.Name, int64(0), text(w.Value), text(w.SystemMetadata), w.Created.Time, w.Created.Actor, runs.of(w.SystemMetadata))
 	}
 	if err := qs.insertRows(ctx, tx.q, insertLatest, latest); err != nil {
 		return tx.db.fail(ctx, err, "write %d aspects", len(last))
@@ -131,19 +132,21 @@ func (tx *Tx) PutAspects(ctx context.Context, writes []catalog.AspectWrite) erro
 	return nil
 }
 
-var aspectColumns = []string{"urn", "aspect", "version", "metadata", "systemmetadata", "createdon", "createdby"}
-var aspectTypes = []string{"text", "text", "bigint", "text", "text", "bigint", "text"}
+// aspectColumns are the columns PutAspects writes; run_id is the run index
+// (see Reader.Runs), the runId of the row's system metadata.
+var aspectColumns = []string{"urn", "aspect", "version", "metadata", "systemmetadata", "createdon", "createdby", "run_id"}
+var aspectTypes = []string{"text", "text", "bigint", "text", "text", "bigint", "text", "text"}
 
 var (
 	insertHistory = bulkInsert{table: "metadata_aspect_v2", cols: aspectColumns, types: aspectTypes}
 	insertLatest  = bulkInsert{table: "metadata_aspect_v2", cols: aspectColumns, types: aspectTypes,
 		suffix: " ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, " +
-			"systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby"}
+			"systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, run_id = excluded.run_id"}
 	insertTimeseries = bulkInsert{table: "timeseries_aspect",
-		cols:  []string{"urn", "entity", "aspect", "timestamp_ms", `"partition"`, "message_id", "value", "systemmetadata"},
-		types: []string{"text", "text", "text", "bigint", "text", "text", "text", "text"},
+		cols:  []string{"urn", "entity", "aspect", "timestamp_ms", `"partition"`, "message_id", "value", "systemmetadata", "run_id"},
+		types: []string{"text", "text", "text", "bigint", "text", "text", "text", "text", "text"},
 		suffix: ` ON CONFLICT (urn, aspect, timestamp_ms, "partition", message_id) DO UPDATE SET entity = excluded.entity, ` +
-			"value = excluded.value, systemmetadata = excluded.systemmetadata"}
+			"value = excluded.value, systemmetadata = excluded.systemmetadata, run_id = excluded.run_id"}
 	insertEdges = bulkInsert{table: "edge",
 		cols:  []string{"source_urn", "relationship", "destination_urn", "source_aspect", "created_on", "created_actor", "properties"},
 		types: []string{"text", "text", "text", "text", "bigint", "text", "text"},
@@ -234,13 +237,14 @@ func (tx *Tx) PutTimeseries(ctx context.Context, values []catalog.TimeseriesValu
 		}
 		last[timeseriesKey{v.URN, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID}] = i
 	}
-	const cols = 8
+	const cols = 9
 	args := make([]any, 0, len(last)*cols)
+	var runs runIDs
 	for i, v := range values {
 		if last[timeseriesKey{v.URN, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID}] != i {
 			continue
 		}
-		args = append(args, v.URN, v.Entity, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID, text(v.Value), text(v.SystemMetadata))
+		args = append(args, v.URN, v.Entity, v.Aspect, v.TimestampMillis, v.Partition, v.MessageID, text(v.Value), text(v.SystemMetadata), runs.of(v.SystemMetadata))
 	}
 	if err := tx.db.q.insertRows(ctx, tx.q, insertTimeseries, args); err != nil {
 		return tx.db.fail(ctx, err, "write %d timeseries values", len(last))
