@@ -1,0 +1,256 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// Users, groups and their memberships the governance pages read, besides
+// the samples': alice and bob are members of the native group analysts,
+// carol is a member of it as her identity provider says, and alice owns
+// two of the samples' datasets.
+const (
+	govAlice, govBob, govCarol = "urn:li:corpuser:gov_alice", "urn:li:corpuser:gov_bob", "urn:li:corpuser:gov_carol"
+	govAnalysts                = "urn:li:corpGroup:gov_analysts"
+	govRole                    = "urn:li:role:snowflake_reader"
+	govHiveSample              = "urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)"
+	govUsersSample             = "urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)"
+)
+
+func governanceSeeds() []map[string]any {
+	user := func(urn, name string) map[string]any {
+		return seed(urn, "corpuser", "corpUserInfo", map[string]any{"active": true, "displayName": name, "fullName": name + " Example", "title": "Analyst", "email": lower(name) + "@example.com"})
+	}
+	owned := func(ds string) map[string]any {
+		return seed(ds, "dataset", "ownership", map[string]any{
+			"owners":       []any{map[string]any{"owner": govAlice, "type": "TECHNICAL_OWNER"}},
+			"lastModified": map[string]any{"time": 0, "actor": "urn:li:corpuser:datahub"}})
+	}
+	return []map[string]any{
+		user(govAlice, "Alice"), user(govBob, "Bob"), user(govCarol, "Carol"),
+		seed(govCarol, "corpuser", "groupMembership", map[string]any{"groups": []any{govAnalysts}}),
+		seed(govRole, "role", "roleProperties", map[string]any{"name": "Snowflake reader", "description": "reads the warehouse", "type": "READ", "requestUrl": "https://example.com/request"}),
+		owned(govHiveSample), owned(govUsersSample),
+	}
+}
+
+// TestGraphQLUIGovernanceQueries runs the queries of DataHub's settings,
+// users and groups, domains and glossary pages that other tests do not,
+// exactly as the web app sends them, against a server loaded with the
+// samples and a few users, groups, a domain and a glossary, on each store.
+func TestGraphQLUIGovernanceQueries(t *testing.T) {
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			srv := startServer(t, st.args...)
+			replaySamples(t, srv)
+			srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"proposals": governanceSeeds(), "async": "false"})
+			ui := loadUIOps(t, srv)
+			ui.run(t, "createGroup", map[string]any{"input": map[string]any{"id": "gov_analysts", "name": "Analysts", "description": "people who analyse"}})
+			ui.run(t, "addGroupMembers", map[string]any{"groupUrn": govAnalysts, "userUrns": []string{govAlice, govBob}})
+			testGovernanceRoleQueries(t, ui)
+			testGovernanceGroupQueries(t, ui)
+			testGovernanceUserQueries(t, ui)
+			testGovernanceDomainSummary(t, srv, ui)
+			testGovernanceGlossaryNodeChildren(t, ui)
+		})
+	}
+}
+
+func testGovernanceRoleQueries(t *testing.T, ui *uiOps) {
+	t.Run("getExternalRole", func(t *testing.T) {
+		d := ui.run(t, "getExternalRole", map[string]any{"urn": govRole})
+		if got := asJSON(get(t, d, "role.properties")); got != `{"description":"reads the warehouse","name":"Snowflake reader"}` {
+			t.Errorf("role properties = %s", got)
+		}
+		d = ui.run(t, "getExternalRole", map[string]any{"urn": "urn:li:role:nobody"})
+		if d["role"] != nil {
+			t.Errorf("a role nobody wrote = %s", asJSON(d["role"]))
+		}
+	})
+}
+
+func testGovernanceGroupQueries(t *testing.T, ui *uiOps) {
+	tests := []struct {
+		op           string
+		start, count int
+		total        int
+		members      []string
+	}{
+		{"getAllGroupMembers", 0, 10, 3, []string{govAlice, govBob, govCarol}},
+		{"getAllGroupMembers", 3, 10, 3, []string{}},
+		{"getNativeGroupMembers", 0, 10, 2, []string{govAlice, govBob}},
+		{"getGroupMembers", 0, 10, 1, []string{govCarol}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			d := ui.run(t, tt.op, map[string]any{"urn": govAnalysts, "start": tt.start, "count": tt.count})
+			rel := get(t, d, "corpGroup.relationships")
+			if n := num(t, get(t, rel, "total")); n != tt.total {
+				t.Errorf("start %d count %d: total = %d, want %d", tt.start, tt.count, n, tt.total)
+			}
+			members := urnsAt(t, rel, "relationships", "entity.urn")
+			slices.Sort(members)
+			if !slices.Equal(members, tt.members) {
+				t.Errorf("start %d count %d: members = %v, want %v", tt.start, tt.count, members, tt.members)
+			}
+			if n := num(t, get(t, rel, "count")); n != len(tt.members) {
+				t.Errorf("start %d count %d: count = %d, want %d", tt.start, tt.count, n, len(tt.members))
+			}
+			for _, m := range get(t, rel, "relationships").([]any) {
+				e := get(t, m, "entity")
+				name := map[string]string{govAlice: "Alice", govBob: "Bob", govCarol: "Carol"}[get(t, e, "urn").(string)]
+				if get(t, e, "info.displayName") != name || get(t, e, "info.fullName") != name+" Example" || get(t, e, "info.active") != true ||
+					get(t, e, "username") != "gov_"+lower(name) {
+					t.Errorf("member = %s", asJSON(e))
+				}
+			}
+		})
+	}
+	// Pages of one member each are the members, each once.
+	t.Run("getAllGroupMembers pages", func(t *testing.T) {
+		var all []string
+		for start := range 3 {
+			d := ui.run(t, "getAllGroupMembers", map[string]any{"urn": govAnalysts, "start": start, "count": 1})
+			page := urnsAt(t, d, "corpGroup.relationships.relationships", "entity.urn")
+			if len(page) != 1 || num(t, get(t, d, "corpGroup.relationships.start")) != start {
+				t.Fatalf("page at %d = %v (start %v)", start, page, get(t, d, "corpGroup.relationships.start"))
+			}
+			all = append(all, page...)
+		}
+		slices.Sort(all)
+		if want := []string{govAlice, govBob, govCarol}; !slices.Equal(all, want) {
+			t.Errorf("members page by page = %v, want %v", all, want)
+		}
+	})
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func testGovernanceUserQueries(t *testing.T, ui *uiOps) {
+	for _, tt := range []struct {
+		user   string
+		groups []string
+	}{{govAlice, []string{govAnalysts}}, {govCarol, []string{govAnalysts}}, {"urn:li:corpuser:datahub", []string{}}} {
+		t.Run("getUserGroups", func(t *testing.T) {
+			d := ui.run(t, "getUserGroups", map[string]any{"urn": tt.user, "start": 0, "count": 20})
+			rel := get(t, d, "corpUser.relationships")
+			if got := urnsAt(t, rel, "relationships", "entity.urn"); !slices.Equal(got, tt.groups) {
+				t.Fatalf("%s: groups = %v, want %v", tt.user, got, tt.groups)
+			}
+			if num(t, get(t, rel, "total")) != len(tt.groups) {
+				t.Errorf("%s: total = %v", tt.user, get(t, rel, "total"))
+			}
+			if len(tt.groups) > 0 {
+				g := get(t, rel, "relationships.0.entity")
+				if get(t, g, "name") != "gov_analysts" || get(t, g, "type") != "CORP_GROUP" || get(t, g, "info.displayName") != "Analysts" ||
+					get(t, g, "info.description") != "people who analyse" || num(t, get(t, g, "relationships.total")) != 3 {
+					t.Errorf("%s: group = %s", tt.user, asJSON(g))
+				}
+			}
+		})
+		t.Run("getUserGroupsUrns", func(t *testing.T) {
+			d := ui.run(t, "getUserGroupsUrns", map[string]any{"urn": tt.user, "start": 0, "count": 20})
+			if got := urnsAt(t, d, "corpUser.relationships.relationships", "entity.urn"); !slices.Equal(got, tt.groups) {
+				t.Errorf("%s: groups = %v, want %v", tt.user, got, tt.groups)
+			}
+		})
+	}
+	t.Run("getUsers", func(t *testing.T) {
+		d := ui.run(t, "getUsers", map[string]any{"urns": []string{govCarol, govAlice, "urn:li:corpuser:datahub"}})
+		if got := urnsAt(t, d, "entities", "urn"); !slices.Equal(got, []string{govCarol, govAlice, "urn:li:corpuser:datahub"}) {
+			t.Fatalf("users = %v", got)
+		}
+		if get(t, d, "entities.0.type") != "CORP_USER" || get(t, d, "entities.0.username") != "gov_carol" || get(t, d, "entities.0.info.email") != "carol@example.com" {
+			t.Errorf("carol = %s", asJSON(get(t, d, "entities.0")))
+		}
+	})
+	t.Run("getUserOwnedAssets", func(t *testing.T) {
+		d := ui.run(t, "getUserOwnedAssets", map[string]any{"urns": []string{govAlice}})
+		got := urnsAt(t, d, "searchAcrossEntities.searchResults", "entity.urn")
+		slices.Sort(got)
+		if want := []string{govHiveSample, govUsersSample}; !slices.Equal(got, want) || num(t, get(t, d, "searchAcrossEntities.total")) != 2 {
+			t.Errorf("alice owns %v (total %v), want %v", got, get(t, d, "searchAcrossEntities.total"), want)
+		}
+		d = ui.run(t, "getUserOwnedAssets", map[string]any{"urns": []string{govBob}})
+		if n := num(t, get(t, d, "searchAcrossEntities.total")); n != 0 {
+			t.Errorf("bob owns %d assets, want none", n)
+		}
+	})
+}
+
+// testGovernanceDomainSummary puts two datasets and a data product in a
+// domain: the domain's summary counts the datasets by type, and leaves
+// data products out as DataHub's domain page does.
+func testGovernanceDomainSummary(t *testing.T, srv *testServer, ui *uiOps) {
+	t.Run("getDomainEntitySummary", func(t *testing.T) {
+		const domain = "urn:li:domain:gov_sales"
+		ui.run(t, "createDomain", map[string]any{"input": map[string]any{"id": "gov_sales", "name": "Sales (governance)"}})
+		in := map[string]any{"domains": []any{domain}}
+		srv.mustDo(t, 200, "POST", "/aspects?action=ingestProposalBatch", map[string]any{"async": "false", "proposals": []map[string]any{
+			seed(govHiveSample, "dataset", "domains", in), seed(govUsersSample, "dataset", "domains", in),
+			seed("urn:li:dataProduct:gov_leads", "dataProduct", "dataProductProperties", map[string]any{"name": "Leads"}),
+			seed("urn:li:dataProduct:gov_leads", "dataProduct", "domains", in),
+		}})
+		d := ui.run(t, "getDomainEntitySummary", map[string]any{"urn": domain})
+		counts := map[string]map[string]int{}
+		for _, f := range get(t, d, "aggregateAcrossEntities.facets").([]any) {
+			field, _ := get(t, f, "field").(string)
+			counts[field] = map[string]int{}
+			for _, a := range get(t, f, "aggregations").([]any) {
+				counts[field][get(t, a, "value").(string)] = num(t, get(t, a, "count"))
+			}
+		}
+		// A value a filter names stays in its facet, with no entities when
+		// the filter excludes it.
+		if got := asJSON(counts["_entityType"]); got != `{"DATASET":2,"DATA_PRODUCT":0}` {
+			t.Errorf("entities of the domain by type = %s (facets %s)", got, asJSON(counts))
+		}
+		if _, ok := counts["_entityType␞typeNames"]; !ok {
+			t.Errorf("no _entityType␞typeNames facet in %s", asJSON(counts))
+		}
+	})
+}
+
+// testGovernanceGlossaryNodeChildren builds a node with a child node and
+// two terms, as the glossary sidebar lists them.
+func testGovernanceGlossaryNodeChildren(t *testing.T, ui *uiOps) {
+	t.Run("getGlossaryNodeWithChildren", func(t *testing.T) {
+		const node = "urn:li:glossaryNode:gov_finance"
+		ui.run(t, "createGlossaryNode", map[string]any{"input": map[string]any{"id": "gov_finance", "name": "Finance (governance)", "description": "money"}})
+		ui.run(t, "createGlossaryNode", map[string]any{"input": map[string]any{"id": "gov_tax", "name": "Tax", "parentNode": node}})
+		ui.run(t, "createGlossaryTerm", map[string]any{"input": map[string]any{"id": "gov_revenue", "name": "Revenue", "parentNode": node}})
+		ui.run(t, "createGlossaryTerm", map[string]any{"input": map[string]any{"id": "gov_cost", "name": "Cost", "parentNode": node}})
+		ui.run(t, "createGlossaryTerm", map[string]any{"input": map[string]any{"id": "gov_vat", "name": "VAT", "parentNode": "urn:li:glossaryNode:gov_tax"}})
+		d := ui.run(t, "getGlossaryNodeWithChildren", map[string]any{"urn": node})
+		if get(t, d, "glossaryNode.properties.name") != "Finance (governance)" {
+			t.Errorf("node = %s", asJSON(get(t, d, "glossaryNode.properties")))
+		}
+		children := get(t, d, "glossaryNode.children")
+		got := urnsAt(t, children, "relationships", "entity.urn")
+		slices.Sort(got)
+		want := []string{"urn:li:glossaryNode:gov_tax", "urn:li:glossaryTerm:gov_cost", "urn:li:glossaryTerm:gov_revenue"}
+		if !slices.Equal(got, want) || num(t, get(t, children, "total")) != 3 {
+			t.Fatalf("children = %v (total %v), want %v", got, get(t, children, "total"), want)
+		}
+		for _, r := range get(t, children, "relationships").([]any) {
+			e := get(t, r, "entity")
+			if get(t, r, "direction") != "INCOMING" {
+				t.Errorf("%v: direction %v", get(t, e, "urn"), get(t, r, "direction"))
+			}
+			if get(t, e, "urn") == "urn:li:glossaryNode:gov_tax" && (get(t, e, "type") != "GLOSSARY_NODE" || get(t, e, "properties.name") != "Tax") {
+				t.Errorf("child node = %s", asJSON(e))
+			}
+			if get(t, e, "urn") == "urn:li:glossaryTerm:gov_revenue" && (get(t, e, "type") != "GLOSSARY_TERM" || get(t, e, "properties.name") != "Revenue") {
+				t.Errorf("child term = %s", asJSON(e))
+			}
+		}
+	})
+}
