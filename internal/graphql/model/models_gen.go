@@ -1528,6 +1528,12 @@ type ParentNodesResult struct {
 	Nodes []*GlossaryNode `json:"nodes"`
 }
 
+// A data platform, by URN or by name.
+type PlatformInput struct {
+	Urn  *string `json:"urn,omitempty"`
+	Name *string `json:"name,omitempty"`
+}
+
 type PlatformPrivileges struct {
 	ViewAnalytics                bool `json:"viewAnalytics"`
 	ManagePolicies               bool `json:"managePolicies"`
@@ -2121,6 +2127,11 @@ type UnlinkVersionInput struct {
 	UnlinkedEntity *string `json:"unlinkedEntity,omitempty"`
 }
 
+type UpdateApplicationInput struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
 type UpdateBusinessAttributeInput struct {
 	Name        *string              `json:"name,omitempty"`
 	Description *string              `json:"description,omitempty"`
@@ -2298,6 +2309,16 @@ type UpdateViewInput struct {
 	Name        *string                     `json:"name,omitempty"`
 	Description *string                     `json:"description,omitempty"`
 	Definition  *DataHubViewDefinitionInput `json:"definition,omitempty"`
+}
+
+type UpsertCustomAssertionInput struct {
+	EntityUrn   string         `json:"entityUrn"`
+	Type        string         `json:"type"`
+	Description string         `json:"description"`
+	FieldPath   *string        `json:"fieldPath,omitempty"`
+	Platform    *PlatformInput `json:"platform"`
+	ExternalURL *string        `json:"externalUrl,omitempty"`
+	Logic       *string        `json:"logic,omitempty"`
 }
 
 type UpsertDataContractInput struct {
