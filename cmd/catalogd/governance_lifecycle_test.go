@@ -129,7 +129,7 @@ func governanceRows() []lifecycleRow {
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(c.ui.run(t, "listDomains", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listDomains.domains", "urn")
 			},
-			delete: func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteDomain", map[string]any{"urn": urn}) },
+			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteDomain", map[string]any{"urn": urn}) },
 			created: "Finance", updated: "Corporate finance",
 			v3: v3Walk{entity: "domain", urn: "urn:li:domain:lc_v3", aspect: "domainProperties",
 				value: map[string]any{"name": "Tax"}, updated: map[string]any{"name": "Taxes", "description": "what is owed"}, shows: "Tax"},
@@ -148,7 +148,9 @@ func governanceRows() []lifecycleRow {
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(c.ui.run(t, "getRootGlossaryTerms", nil), "getRootGlossaryTerms.terms", "urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteGlossaryEntity", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteGlossaryEntity", map[string]any{"urn": urn})
+			},
 			created: "Revenue", updated: "Gross revenue",
 			v3: v3Walk{entity: "glossaryterm", urn: "urn:li:glossaryTerm:lc_v3", aspect: "glossaryTermInfo",
 				value:   map[string]any{"name": "Cost", "definition": "money out", "termSource": "INTERNAL"},
@@ -168,7 +170,9 @@ func governanceRows() []lifecycleRow {
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(c.ui.run(t, "getRootGlossaryNodes", nil), "getRootGlossaryNodes.nodes", "urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteGlossaryEntity", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteGlossaryEntity", map[string]any{"urn": urn})
+			},
 			created: "Metrics", updated: "Key metrics",
 			v3: v3Walk{entity: "glossarynode", urn: "urn:li:glossaryNode:lc_v3", aspect: "glossaryNodeInfo",
 				value: map[string]any{"name": "Risk", "definition": "what may go wrong"}, updated: map[string]any{"name": "Risks", "definition": "what may go wrong"}, shows: "Risk"},
@@ -404,7 +408,9 @@ func governanceRows() []lifecycleRow {
 				return urnList(c.ui.run(t, "getDataProductsList", map[string]any{"input": map[string]any{"types": []string{"DATA_PRODUCT"}, "query": "*", "start": 0, "count": 100}}),
 					"searchAcrossEntities.searchResults", "entity.urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteDataProduct", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteDataProduct", map[string]any{"urn": urn})
+			},
 			created: "Orders", updated: "Customer orders",
 			v3: v3Walk{entity: "dataproduct", urn: "urn:li:dataProduct:lc_v3", aspect: "dataProductProperties",
 				value: map[string]any{"name": "Invoices"}, updated: map[string]any{"name": "Invoices", "description": "billed"}, shows: "Invoices"},
@@ -425,7 +431,9 @@ func governanceRows() []lifecycleRow {
 				return urnList(c.ui.run(t, "getApplicationsList", map[string]any{"input": map[string]any{"types": []string{"APPLICATION"}, "query": "*", "start": 0, "count": 100}}),
 					"searchAcrossEntities.searchResults", "entity.urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteApplication", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteApplication", map[string]any{"urn": urn})
+			},
 			created: "Billing", updated: "Billing service",
 			v3: v3Walk{entity: "application", urn: "urn:li:application:lc_v3", aspect: "applicationProperties",
 				value: map[string]any{"name": "Shop"}, updated: map[string]any{"name": "Web shop"}, shows: "Shop"},
@@ -445,7 +453,9 @@ func governanceRows() []lifecycleRow {
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(c.ui.run(t, "listBusinessAttributes", map[string]any{"start": 0, "count": 100, "query": "*"}), "listBusinessAttributes.businessAttributes", "urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteBusinessAttribute", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteBusinessAttribute", map[string]any{"urn": urn})
+			},
 			created: "amount", updated: "net amount",
 			v3: v3Walk{entity: "businessattribute", urn: "urn:li:businessAttribute:lc_v3", aspect: "businessAttributeInfo",
 				value: map[string]any{"name": "email", "fieldPath": "email"}, updated: map[string]any{"name": "email", "fieldPath": "email", "description": "an address"}, shows: "email"},
@@ -553,7 +563,9 @@ func governanceRows() []lifecycleRow {
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(c.ui.run(t, "getDatasetAssertions", map[string]any{"urn": lcDataset}), "dataset.assertions.assertions", "urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteAssertion", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteAssertion", map[string]any{"urn": urn})
+			},
 			created: "orders are counted", updated: "orders are never empty",
 			v3: v3Walk{entity: "assertion", urn: "urn:li:assertion:lc_v3", aspect: "assertionInfo",
 				value: map[string]any{"type": "DATASET", "description": "rows > 0", "datasetAssertion": map[string]any{"dataset": lcDataset, "scope": "DATASET_ROWS", "operator": "GREATER_THAN",
@@ -655,7 +667,9 @@ func governanceRows() []lifecycleRow {
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(c.ui.run(t, "listIngestionSources", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listIngestionSources.ingestionSources", "urn")
 			},
-			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteIngestionSource", map[string]any{"urn": urn}) },
+			delete: func(t *testing.T, c *lifecycle, urn string) {
+				c.ui.run(t, "deleteIngestionSource", map[string]any{"urn": urn})
+			},
 			created: "warehouse", updated: "warehouse nightly",
 			v3: v3Walk{entity: "datahubingestionsource", urn: "urn:li:dataHubIngestionSource:lc_v3", aspect: "dataHubIngestionSourceInfo",
 				value:   map[string]any{"name": "lake", "type": "s3", "config": map[string]any{"recipe": lcRecipe, "executorId": "default"}},
