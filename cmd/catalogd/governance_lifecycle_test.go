@@ -525,26 +525,30 @@ func governanceRows() []lifecycleRow {
 			// resolved, or deleted through its other APIs.
 			name: "incident",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.gql(t, `mutation($in: RaiseIncidentInput!) { raiseIncident(input: $in) }`, map[string]any{"in": map[string]any{
+				return text(c.ui.run(t, "raiseIncident", map[string]any{"input": map[string]any{
 					"type": "FRESHNESS", "title": "Late orders", "description": "a day late", "resourceUrn": lcDataset, "priority": "HIGH"}}), "raiseIncident")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return find(lcIncidents(t, c), "entity.incidents.incidents", "urn", urn, "title")
+				d := lcIncidents(t, c)
+				if title := find(d, "entity.incidents.incidents", "urn", urn, "title"); title != "" {
+					return title + "|" + find(d, "entity.incidents.incidents", "urn", urn, "status.state")
+				}
+				return ""
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
-				c.gql(t, `mutation($u: String!, $in: UpdateIncidentInput!) { updateIncident(urn: $u, input: $in) }`,
-					map[string]any{"u": urn, "in": map[string]any{"title": "Orders late", "status": map[string]any{"state": "RESOLVED", "message": "caught up"}}})
+				c.ui.run(t, "updateIncident", map[string]any{"urn": urn, "input": map[string]any{"title": "Orders late"}})
+				c.ui.run(t, "updateIncidentStatus", map[string]any{"urn": urn, "input": map[string]any{"state": "RESOLVED", "message": "caught up"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
 				return urnList(lcIncidents(t, c), "entity.incidents.incidents", "urn")
 			},
-			created: "Late orders", updated: "Orders late",
+			created: "Late orders|ACTIVE", updated: "Orders late|RESOLVED",
 			v3: v3Walk{entity: "incident", urn: "urn:li:incident:lc_v3", aspect: "incidentInfo",
 				value: map[string]any{"type": "OPERATIONAL", "title": "Broken load", "entities": []any{lcDataset},
 					"status": map[string]any{"state": "ACTIVE", "lastUpdated": lcStamp}, "created": lcStamp},
 				updated: map[string]any{"type": "OPERATIONAL", "title": "Broken load", "entities": []any{lcDataset},
 					"status": map[string]any{"state": "RESOLVED", "lastUpdated": lcStamp}, "created": lcStamp},
-				shows: "Broken load"},
+				shows: "Broken load|ACTIVE"},
 		},
 		{
 			name: "assertion",
@@ -884,5 +888,82 @@ func (r lifecycleRow) walkV3(t *testing.T, c *lifecycle) {
 		if got := r.read(t, c, w.urn); got != r.absent {
 			t.Errorf("GraphQL shows %q after OpenAPI deleted it, want %q", got, r.absent)
 		}
+	}
+}
+
+// TestGraphQLUpsertCustomAssertion writes an assertion evaluated outside
+// the catalog as DataHub's API does (a new URN, then a replacement at the
+// same URN), refuses what is wrong without writing anything, and needs the
+// right to edit the assertions of the asset; updateApplication changes an
+// application and refuses one that does not exist.
+func TestGraphQLUpsertCustomAssertion(t *testing.T) {
+	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,custom.orders,PROD)"
+	const upsert = `mutation($u: String, $in: UpsertCustomAssertionInput!) { upsertCustomAssertion(urn: $u, input: $in) { urn } }`
+	const read = `query($u: String!) { assertion(urn: $u) { platform { urn } info { type description externalUrl source { type }
+		customAssertion { type entityUrn field { path } logic } } } }`
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			reader, _ := s.cliToken(t, "reader")
+			s.ingestAsAdmin(t, mcp("dataset", ds, "datasetProperties", map[string]any{"name": "orders"}))
+			in := map[string]any{"entityUrn": ds, "type": "Freshness check", "description": "loaded daily", "fieldPath": "created_at",
+				"platform": map[string]any{"name": "dbt"}, "externalUrl": "https://ci.example.com/checks/1", "logic": "max(created_at) > now() - 1d"}
+			d := s.govData(t, s.admin, upsert, map[string]any{"in": in})
+			urn, _ := pick(d, []string{"upsertCustomAssertion", "urn"})
+			u, _ := urn.(string)
+			if !strings.HasPrefix(u, "urn:li:assertion:") {
+				t.Fatalf("upsertCustomAssertion = %s", asJSON(d))
+			}
+			want := `{"assertion":{"info":{"customAssertion":{"entityUrn":"` + ds + `","field":{"path":"created_at"},"logic":"max(created_at) \u003e now() - 1d","type":"Freshness check"},` +
+				`"description":"loaded daily","externalUrl":"https://ci.example.com/checks/1","source":{"type":"EXTERNAL"},"type":"CUSTOM"},"platform":{"urn":"urn:li:dataPlatform:dbt"}}}`
+			if got := asJSON(s.govData(t, s.admin, read, map[string]any{"u": u})); got != want {
+				t.Errorf("assertion = %s\nwant %s", got, want)
+			}
+			// The second write replaces the first whole.
+			s.govData(t, s.admin, upsert, map[string]any{"u": u, "in": map[string]any{"entityUrn": ds, "type": "Row count", "description": "never empty",
+				"platform": map[string]any{"urn": "urn:li:dataPlatform:great-expectations"}}})
+			want = `{"assertion":{"info":{"customAssertion":{"entityUrn":"` + ds + `","field":null,"logic":null,"type":"Row count"},` +
+				`"description":"never empty","externalUrl":null,"source":{"type":"EXTERNAL"},"type":"CUSTOM"},"platform":{"urn":"urn:li:dataPlatform:great-expectations"}}}`
+			if got := asJSON(s.govData(t, s.admin, read, map[string]any{"u": u})); got != want {
+				t.Errorf("assertion after the second write = %s\nwant %s", got, want)
+			}
+
+			const other = "urn:li:assertion:refused"
+			base := func(change map[string]any) map[string]any {
+				m := map[string]any{"entityUrn": ds, "type": "t", "description": "d", "platform": map[string]any{"name": "dbt"}}
+				for k, v := range change {
+					m[k] = v
+				}
+				return m
+			}
+			for _, tt := range []struct {
+				name string
+				urn  string
+				in   map[string]any
+				msg  string
+			}{
+				{"an asset that does not exist", other, base(map[string]any{"entityUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)"}), "does not exist"},
+				{"no platform", other, base(map[string]any{"platform": map[string]any{}}), "Platform Name or Platform Urn must be specified"},
+				{"a platform URN of another type", other, base(map[string]any{"platform": map[string]any{"urn": "urn:li:tag:dbt"}}), "is not a data platform URN"},
+				{"a URN that is not an assertion's", "urn:li:tag:refused", base(nil), "is not an assertion URN"},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					s.wantError(t, s.admin, upsert, map[string]any{"u": tt.urn, "in": tt.in}, "BAD_REQUEST", tt.msg)
+				})
+			}
+			s.denied(t, reader, upsert, map[string]any{"u": other, "in": base(nil)}, "upsertCustomAssertion")
+			if got := asJSON(s.govData(t, s.admin, `{ assertion(urn: "`+other+`") { urn } }`, nil)); got != `{"assertion":null}` {
+				t.Errorf("a refused assertion was written: %s", got)
+			}
+
+			const update = `mutation($u: String!, $in: UpdateApplicationInput!) { updateApplication(urn: $u, input: $in) { urn properties { name description } } }`
+			s.govData(t, s.admin, `mutation { createApplication(input: {id: "billing", properties: {name: "Billing", description: "bills"}}) { urn } }`, nil)
+			d = s.govData(t, s.admin, update, map[string]any{"u": "urn:li:application:billing", "in": map[string]any{"description": "sends the bills"}})
+			if got := asJSON(d); got != `{"updateApplication":{"properties":{"description":"sends the bills","name":"Billing"},"urn":"urn:li:application:billing"}}` {
+				t.Errorf("updateApplication = %s", got)
+			}
+			s.wantError(t, s.admin, update, map[string]any{"u": "urn:li:application:none", "in": map[string]any{"name": "x"}}, "BAD_REQUEST", "does not exist")
+			s.denied(t, reader, update, map[string]any{"u": "urn:li:application:billing", "in": map[string]any{"name": "x"}}, "updateApplication")
+		})
 	}
 }

@@ -254,3 +254,41 @@ func testGovernanceGlossaryNodeChildren(t *testing.T, ui *uiOps) {
 		}
 	})
 }
+
+// TestGraphQLUITokens runs the web app's token queries as it sends them:
+// getAccessToken answers a working token for the caller, and
+// getInviteToken the same invite token of a role until it is replaced.
+func TestGraphQLUITokens(t *testing.T) {
+	ops := loadUIDocs(t)
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			s := startAuthServer(t, st.args...)
+			d := s.govData(t, s.admin, ops.text(t, "getAccessToken"), map[string]any{"input": map[string]any{"type": "PERSONAL", "actorUrn": "urn:li:corpuser:datahub", "duration": "ONE_HOUR"}})
+			tok, _ := pick(d, []string{"getAccessToken", "accessToken"})
+			token, _ := tok.(string)
+			if token == "" {
+				t.Fatalf("getAccessToken = %s", asJSON(d))
+			}
+			d = s.govData(t, token, `{ me { corpUser { urn } } }`, nil)
+			if who, _ := pick(d, []string{"me", "corpUser", "urn"}); who != "urn:li:corpuser:datahub" {
+				t.Errorf("the token acts as %v", who)
+			}
+
+			invite := func() string {
+				t.Helper()
+				d := s.govData(t, s.admin, ops.text(t, "getInviteToken"), map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Reader"}})
+				v, _ := pick(d, []string{"getInviteToken", "inviteToken"})
+				s, _ := v.(string)
+				return s
+			}
+			first := invite()
+			if first == "" || invite() != first {
+				t.Fatalf("getInviteToken answered %q, then another", first)
+			}
+			s.govData(t, s.admin, ops.text(t, "createInviteToken"), map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Reader"}})
+			if again := invite(); again == "" || again == first {
+				t.Errorf("invite token after createInviteToken = %q, want a new one", again)
+			}
+		})
+	}
+}
