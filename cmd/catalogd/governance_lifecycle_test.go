@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -775,21 +776,52 @@ func lcIncidents(t *testing.T, c *lifecycle) map[string]any {
 // shows.
 func TestGovernanceLifecycle(t *testing.T) {
 	rows := governanceRows()
-	for _, st := range testStores(t) {
-		t.Run(st.name, func(t *testing.T) {
-			env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "lifecycle key", "DATAHUB_TOKEN_SERVICE_SIGNING_KEY": testSigningKey}
-			srv := startServerEnv(t, env, st.args...)
-			c := &lifecycle{srv: srv, ui: loadUIOps(t, srv)}
-			c.ingest(t, "dataset", lcDataset, "datasetProperties", map[string]any{"name": "orders"})
-			c.ui.run(t, "createDomain", map[string]any{"input": map[string]any{"id": "lifecycle_home", "name": "Lifecycle home"}})
-			for _, r := range rows {
-				t.Run(r.name, func(t *testing.T) {
-					t.Run("graphql", func(t *testing.T) { r.walkGraphQL(t, c) })
-					t.Run("openapi", func(t *testing.T) { r.walkV3(t, c) })
-				})
-			}
-		})
+	for _, mode := range []string{"auth off", "signed in as admin"} {
+		// Each mode on stores of its own.
+		for _, st := range testStores(t) {
+			t.Run(st.name+"/"+mode, func(t *testing.T) {
+				env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "lifecycle key", "DATAHUB_TOKEN_SERVICE_SIGNING_KEY": testSigningKey}
+				var srv *testServer
+				if mode == "auth off" {
+					srv = startServerEnv(t, env, st.args...)
+				} else {
+					// Every request carries the root user's session token,
+					// as the web app's do.
+					s := startAuthServerEnv(t, env, st.args...)
+					signed := *s.testServer
+					signed.Client = &http.Client{Timeout: s.Client.Timeout, Transport: bearerTransport{token: s.admin, base: s.Client.Transport}}
+					srv = &signed
+				}
+				c := &lifecycle{srv: srv, ui: loadUIOps(t, srv)}
+				if mode != "auth off" {
+					// As in DataHub, not even the root user manages
+					// connections until a policy says so.
+					c.ui.run(t, "createPolicy", map[string]any{"input": map[string]any{"type": "PLATFORM", "name": "Admins manage connections", "state": "ACTIVE",
+						"privileges": []string{"MANAGE_CONNECTIONS"}, "actors": map[string]any{"users": []string{gqlActor}, "resourceOwners": false, "allUsers": false, "allGroups": false}}})
+				}
+				c.ingest(t, "dataset", lcDataset, "datasetProperties", map[string]any{"name": "orders"})
+				c.ui.run(t, "createDomain", map[string]any{"input": map[string]any{"id": "lifecycle_home", "name": "Lifecycle home"}})
+				for _, r := range rows {
+					t.Run(r.name, func(t *testing.T) {
+						t.Run("graphql", func(t *testing.T) { r.walkGraphQL(t, c) })
+						t.Run("openapi", func(t *testing.T) { r.walkV3(t, c) })
+					})
+				}
+			})
+		}
 	}
+}
+
+// bearerTransport sends every request with a bearer token.
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
 }
 
 func (r lifecycleRow) walkGraphQL(t *testing.T, c *lifecycle) {
