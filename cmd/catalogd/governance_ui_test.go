@@ -52,6 +52,60 @@ func TestGraphQLUIGovernanceQueries(t *testing.T) {
 			testGovernanceUserQueries(t, ui)
 			testGovernanceDomainSummary(t, srv, ui)
 			testGovernanceGlossaryNodeChildren(t, ui)
+			testGovernanceLists(t, ui)
+		})
+	}
+}
+
+// testGovernanceLists runs every list of the settings and governance pages
+// on the samples and what the other subtests added: each answers, and
+// lists what it must (and not what it must not: a child glossary node is
+// not a root one).
+func testGovernanceLists(t *testing.T, ui *uiOps) {
+	page := map[string]any{"start": 0, "count": 100}
+	input := map[string]any{"input": page}
+	search := func(types ...string) map[string]any {
+		return map[string]any{"input": map[string]any{"types": types, "query": "*", "start": 0, "count": 100}}
+	}
+	tests := []struct {
+		op           string
+		vars         map[string]any
+		list, urn    string
+		has, hasNone []string
+	}{
+		{"listUsers", input, "listUsers.users", "urn", []string{govAlice, govBob, govCarol, "urn:li:corpuser:datahub"}, nil},
+		{"listGroups", input, "listGroups.groups", "urn", []string{govAnalysts}, nil},
+		{"listDomains", input, "listDomains.domains", "urn", []string{"urn:li:domain:gov_sales"}, nil},
+		{"getRootGlossaryNodes", nil, "getRootGlossaryNodes.nodes", "urn", []string{"urn:li:glossaryNode:gov_finance"}, []string{"urn:li:glossaryNode:gov_tax"}},
+		{"getRootGlossaryTerms", nil, "getRootGlossaryTerms.terms", "urn", nil, []string{"urn:li:glossaryTerm:gov_revenue", "urn:li:glossaryTerm:gov_vat"}},
+		{"listRoles", input, "listRoles.roles", "urn", []string{"urn:li:dataHubRole:Admin", "urn:li:dataHubRole:Editor", "urn:li:dataHubRole:Reader"}, nil},
+		{"listOwnershipTypes", input, "listOwnershipTypes.ownershipTypes", "urn", []string{"urn:li:ownershipType:__system__technical_owner"}, nil},
+		{"listPolicies", input, "listPolicies.policies", "urn", nil, nil},
+		{"listPosts", input, "listPosts.posts", "urn", nil, nil},
+		{"listIngestionSources", input, "listIngestionSources.ingestionSources", "urn", nil, nil},
+		{"listSecrets", input, "listSecrets.secrets", "urn", nil, nil},
+		{"listTests", input, "listTests.tests", "urn", nil, nil},
+		{"listBusinessAttributes", map[string]any{"start": 0, "count": 100, "query": "*"}, "listBusinessAttributes.businessAttributes", "urn", nil, nil},
+		{"listMyViews", page, "listMyViews.views", "urn", nil, nil},
+		{"listGlobalViews", page, "listGlobalViews.views", "urn", nil, nil},
+		{"listAccessTokens", input, "listAccessTokens.tokens", "urn", nil, nil},
+		{"searchStructuredProperties", map[string]any{"query": "*", "start": 0, "count": 100}, "searchAcrossEntities.searchResults", "entity.urn", nil, nil},
+		{"getDataProductsList", search("DATA_PRODUCT"), "searchAcrossEntities.searchResults", "entity.urn", []string{"urn:li:dataProduct:gov_leads"}, nil},
+		{"getApplicationsList", search("APPLICATION"), "searchAcrossEntities.searchResults", "entity.urn", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			got := urnsAt(t, ui.run(t, tt.op, tt.vars), tt.list, tt.urn)
+			for _, u := range tt.has {
+				if !slices.Contains(got, u) {
+					t.Errorf("%s is not listed: %v", u, got)
+				}
+			}
+			for _, u := range tt.hasNone {
+				if slices.Contains(got, u) {
+					t.Errorf("%s is listed: %v", u, got)
+				}
+			}
 		})
 	}
 }
