@@ -925,9 +925,10 @@ func (r lifecycleRow) walkV3(t *testing.T, c *lifecycle) {
 
 // TestGraphQLUpsertCustomAssertion writes an assertion evaluated outside
 // the catalog as DataHub's API does (a new URN, then a replacement at the
-// same URN), refuses what is wrong without writing anything, and needs the
-// right to edit the assertions of the asset; updateApplication changes an
-// application and refuses one that does not exist.
+// same URN) and reports its results, refuses what is wrong without writing
+// anything, and needs the right to edit the assertions of the asset;
+// updateApplication changes an application and refuses one that does not
+// exist.
 func TestGraphQLUpsertCustomAssertion(t *testing.T) {
 	const ds = "urn:li:dataset:(urn:li:dataPlatform:hive,custom.orders,PROD)"
 	const upsert = `mutation($u: String, $in: UpsertCustomAssertionInput!) { upsertCustomAssertion(urn: $u, input: $in) { urn } }`
@@ -959,6 +960,30 @@ func TestGraphQLUpsertCustomAssertion(t *testing.T) {
 			if got := asJSON(s.govData(t, s.admin, read, map[string]any{"u": u})); got != want {
 				t.Errorf("assertion after the second write = %s\nwant %s", got, want)
 			}
+
+			// Its results, reported as the platform evaluates it, are its
+			// runs on the asset.
+			const report = `mutation($u: String!, $r: AssertionResultInput!) { reportAssertionResult(urn: $u, result: $r) }`
+			s.govData(t, s.admin, report, map[string]any{"u": u, "r": map[string]any{"type": "SUCCESS", "timestampMillis": 1700000000000,
+				"properties": []any{map[string]any{"key": "rows", "value": "42"}}, "externalUrl": "https://ci.example.com/runs/1"}})
+			s.govData(t, s.admin, report, map[string]any{"u": u, "r": map[string]any{"type": "ERROR", "timestampMillis": 1700003600000,
+				"error": map[string]any{"type": "SOURCE_QUERY_FAILED", "message": "table locked"}}})
+			runs := s.govData(t, s.admin, loadUIDocs(t).text(t, "getAssertionRuns"), map[string]any{"assertionUrn": u, "limit": 10})
+			for path, want := range map[string]string{
+				"assertion.runEvents.total":                            `2`,
+				"assertion.runEvents.succeeded":                        `1`,
+				"assertion.runEvents.runEvents.*.runId":                `["1700003600000","1700000000000"]`,
+				"assertion.runEvents.runEvents.*.result.type":          `["ERROR","SUCCESS"]`,
+				"assertion.runEvents.runEvents.0.result.error":         `{"properties":[{"key":"message","value":"table locked"}],"type":"SOURCE_QUERY_FAILED"}`,
+				"assertion.runEvents.runEvents.1.result.nativeResults": `[{"key":"rows","value":"42"}]`,
+				"assertion.runEvents.runEvents.1.result.externalUrl":   `"https://ci.example.com/runs/1"`,
+			} {
+				if v, _ := pick(runs, strings.Split(path, ".")); asJSON(v) != want {
+					t.Errorf("getAssertionRuns %s = %s, want %s", path, asJSON(v), want)
+				}
+			}
+			s.wantError(t, s.admin, report, map[string]any{"u": "urn:li:assertion:nothing", "r": map[string]any{"type": "SUCCESS"}}, "BAD_REQUEST", "does not exist or is not associated with any entity")
+			s.denied(t, reader, report, map[string]any{"u": u, "r": map[string]any{"type": "SUCCESS"}}, "reportAssertionResult")
 
 			const other = "urn:li:assertion:refused"
 			base := func(change map[string]any) map[string]any {

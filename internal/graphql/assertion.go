@@ -2,6 +2,7 @@ package graphql
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -79,6 +80,19 @@ func (r *mutationResolver) DeleteAssertion(ctx context.Context, urn string) (*bo
 	} else if !ok {
 		return yes, nil
 	}
+	assets, err := r.assertees(ctx, urn)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err = r.delegate(ctx, "delete the assertions of the resource", assets, "EDIT_ENTITY_ASSERTIONS")
+	if err != nil {
+		return nil, err
+	}
+	return r.remove(ctx, urn, "assertion")
+}
+
+// assertees are the assets (not their fields) an assertion asserts on.
+func (r *Resolver) assertees(ctx context.Context, urn string) ([]string, error) {
 	edges, _, err := r.store.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Outgoing, Relationships: []string{"Asserts"}, Count: maxRelated})
 	if err != nil {
 		return nil, err
@@ -89,11 +103,54 @@ func (r *mutationResolver) DeleteAssertion(ctx context.Context, urn string) (*bo
 			assets = append(assets, e.Destination)
 		}
 	}
-	ctx, err = r.delegate(ctx, "delete the assertions of the resource", uniq(assets), "EDIT_ENTITY_ASSERTIONS")
-	if err != nil {
-		return nil, err
+	return uniq(assets), nil
+}
+
+// ReportAssertionResult records a run of an assertion evaluated outside
+// the catalog, at the time given or now, as DataHub does: the run id is
+// the time, the assertee the asset the assertion asserts on.
+func (r *mutationResolver) ReportAssertionResult(ctx context.Context, urn string, in model.AssertionResultInput) (bool, error) {
+	if _, err := catalog.ParseURN(urn); err != nil {
+		return false, err
 	}
-	return r.remove(ctx, urn, "assertion")
+	if urnType(urn) != "assertion" {
+		return false, invalidf("%s is not an assertion URN", urn)
+	}
+	assets, err := r.assertees(ctx, urn)
+	if err != nil {
+		return false, err
+	}
+	if len(assets) == 0 {
+		return false, invalidf("Failed to report Assertion Run Event. Assertion with urn %s does not exist or is not associated with any entity.", urn)
+	}
+	ctx, err = r.delegate(ctx, "edit the assertions of the resource", assets[:1], "EDIT_ENTITY_ASSERTIONS")
+	if err != nil {
+		return false, err
+	}
+	at := now()
+	if in.TimestampMillis != nil {
+		at = *in.TimestampMillis
+	}
+	result := &models.AssertionResult{Type: models.AssertionResultType(in.Type), ExternalUrl: in.ExternalURL}
+	if in.Type == model.AssertionResultTypeError && in.Error != nil {
+		result.Error = &models.AssertionResultError{Type: models.AssertionResultErrorType(in.Error.Type), Properties: map[string]string{"message": in.Error.Message}}
+	}
+	if len(in.Properties) > 0 {
+		result.NativeResults = map[string]string{}
+		for _, p := range in.Properties {
+			result.NativeResults[p.Key] = deref(p.Value)
+		}
+	}
+	event := models.AssertionRunEvent{TimestampMillis: at, RunId: strconv.FormatInt(at, 10), AssertionUrn: urn, AsserteeUrn: assets[0],
+		Status: models.AssertionRunStatusComplete, Result: result}
+	p, err := proposal(urn, "assertionRunEvent", event)
+	if err != nil {
+		return false, err
+	}
+	if err := r.write(ctx, p); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // AssertionPlatform is the platform of an assertion's dataPlatformInstance,

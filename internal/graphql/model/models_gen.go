@@ -180,6 +180,19 @@ type AspectRenderSpec struct {
 	Key         *string `json:"key,omitempty"`
 }
 
+type AssertionResultErrorInput struct {
+	Type    AssertionResultErrorType `json:"type"`
+	Message string                   `json:"message"`
+}
+
+type AssertionResultInput struct {
+	TimestampMillis *int64                     `json:"timestampMillis,omitempty"`
+	Type            AssertionResultType        `json:"type"`
+	Properties      []*StringMapEntryInput     `json:"properties,omitempty"`
+	ExternalURL     *string                    `json:"externalUrl,omitempty"`
+	Error           *AssertionResultErrorInput `json:"error,omitempty"`
+}
+
 type AssertionRunEventsResult struct {
 	Total     int                  `json:"total"`
 	Failed    int                  `json:"failed"`
