@@ -292,7 +292,8 @@ func governanceRows() []lifecycleRow {
 				updated: map[string]any{"displayName": "Data stewards", "admins": []any{}, "members": []any{}, "groups": []any{}}, shows: "Stewards|"},
 		},
 		{
-			// A service account cannot be changed once created.
+			// DataHub's GraphQL API does not change a service account once
+			// created.
 			name: "service account",
 			create: func(t *testing.T, c *lifecycle) string {
 				return text(c.gql(t, `mutation($in: CreateServiceAccountInput!) { createServiceAccount(input: $in) { urn } }`,
