@@ -1010,6 +1010,19 @@ func TestGraphQLUpsertCustomAssertion(t *testing.T) {
 				})
 			}
 			s.denied(t, reader, upsert, map[string]any{"u": other, "in": base(nil)}, "upsertCustomAssertion")
+			// A right on the assertions of one asset writes assertions on
+			// it, not over the assertion of another.
+			const users = "urn:li:dataset:(urn:li:dataPlatform:hive,custom.users,PROD)"
+			s.ingestAsAdmin(t, mcp("dataset", users, "datasetProperties", map[string]any{"name": "users"}))
+			s.govData(t, s.admin, `mutation($in: PolicyUpdateInput!) { createPolicy(input: $in) }`, map[string]any{"in": map[string]any{
+				"type": "METADATA", "name": "reader asserts on users", "state": "ACTIVE", "privileges": []string{"EDIT_ENTITY_ASSERTIONS"},
+				"actors":    map[string]any{"users": []string{"urn:li:corpuser:reader"}, "resourceOwners": false, "allUsers": false, "allGroups": false},
+				"resources": map[string]any{"filter": map[string]any{"criteria": []any{map[string]any{"field": "URN", "values": []string{users}, "condition": "EQUALS"}}}}}})
+			s.govData(t, reader, upsert, map[string]any{"in": base(map[string]any{"entityUrn": users})})
+			s.denied(t, reader, upsert, map[string]any{"u": u, "in": base(map[string]any{"entityUrn": users})}, "upsertCustomAssertion")
+			if got, _ := pick(s.govData(t, s.admin, read, map[string]any{"u": u}), []string{"assertion", "info", "customAssertion", "entityUrn"}); got != ds {
+				t.Errorf("the assertion on %s now asserts on %v", ds, got)
+			}
 			if got := asJSON(s.govData(t, s.admin, `{ assertion(urn: "`+other+`") { urn } }`, nil)); got != `{"assertion":null}` {
 				t.Errorf("a refused assertion was written: %s", got)
 			}

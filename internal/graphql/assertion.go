@@ -14,7 +14,8 @@ import (
 // UpsertCustomAssertion writes an assertion that a platform outside the
 // catalog evaluates, as DataHub does: its assertionInfo (type CUSTOM,
 // source EXTERNAL) and its platform, replacing what the assertion held.
-// The right needed is to edit the assertions of the entity it asserts on.
+// The right needed is to edit the assertions of the entity it asserts on
+// (and, when it replaces one, of those the assertion asserted on).
 func (r *mutationResolver) UpsertCustomAssertion(ctx context.Context, urn *string, in model.UpsertCustomAssertionInput) (*model.Assertion, error) {
 	target := deref(urn)
 	if target == "" {
@@ -49,7 +50,13 @@ func (r *mutationResolver) UpsertCustomAssertion(ctx context.Context, urn *strin
 	}
 	info := models.AssertionInfo{Type: models.AssertionTypeCustom, Description: ptr(in.Description), ExternalUrl: in.ExternalURL,
 		Source: &models.AssertionSource{Type: models.AssertionSourceTypeExternal}, CustomAssertion: custom}
-	ctx, err := r.delegate(ctx, "edit the assertions of the resource", []string{in.EntityUrn}, "EDIT_ENTITY_ASSERTIONS")
+	// Replacing an assertion takes the right on what it asserted on too,
+	// or a right on one asset would rewrite the assertions of any other.
+	assets, err := r.assertees(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err = r.delegate(ctx, "edit the assertions of the resource", uniq(append(assets, in.EntityUrn)), "EDIT_ENTITY_ASSERTIONS")
 	if err != nil {
 		return nil, err
 	}
