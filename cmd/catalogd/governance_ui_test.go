@@ -53,8 +53,48 @@ func TestGraphQLUIGovernanceQueries(t *testing.T) {
 			testGovernanceDomainSummary(t, srv, ui)
 			testGovernanceGlossaryNodeChildren(t, ui)
 			testGovernanceLists(t, ui)
+			testGovernanceEdits(t, ui)
 		})
 	}
+}
+
+// testGovernanceEdits runs the web app's domain and tag colour edits on a
+// sample dataset and tag: setDomain puts the dataset in the domain's
+// summary, unsetDomain takes it out.
+func testGovernanceEdits(t *testing.T, ui *uiOps) {
+	const kafka, domain = "urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)", "urn:li:domain:gov_sales"
+	datasets := func() int {
+		t.Helper()
+		d := ui.run(t, "getDomainEntitySummary", map[string]any{"urn": domain})
+		for _, f := range get(t, d, "aggregateAcrossEntities.facets").([]any) {
+			if get(t, f, "field") != "_entityType" {
+				continue
+			}
+			for _, a := range get(t, f, "aggregations").([]any) {
+				if get(t, a, "value") == "DATASET" {
+					return num(t, get(t, a, "count"))
+				}
+			}
+		}
+		return 0
+	}
+	t.Run("setDomain", func(t *testing.T) {
+		ui.run(t, "setDomain", map[string]any{"entityUrn": kafka, "domainUrn": domain})
+		if n := datasets(); n != 3 {
+			t.Errorf("datasets in the domain after setDomain = %d, want 3", n)
+		}
+		ui.run(t, "unsetDomain", map[string]any{"entityUrn": kafka})
+		if n := datasets(); n != 2 {
+			t.Errorf("datasets in the domain after unsetDomain = %d, want 2", n)
+		}
+	})
+	t.Run("setTagColor", func(t *testing.T) {
+		ui.run(t, "setTagColor", map[string]any{"urn": "urn:li:tag:Legacy", "colorHex": "#aa3300"})
+		d := ui.run(t, "getTag", map[string]any{"urn": "urn:li:tag:Legacy"})
+		if got := get(t, d, "tag.properties.colorHex"); got != "#aa3300" {
+			t.Errorf("colour of the tag = %v", got)
+		}
+	})
 }
 
 // testGovernanceLists runs every list of the settings and governance pages
@@ -309,9 +349,10 @@ func testGovernanceGlossaryNodeChildren(t *testing.T, ui *uiOps) {
 	})
 }
 
-// TestGraphQLUITokens runs the web app's token queries as it sends them:
-// getAccessToken answers a working token for the caller, and
-// getInviteToken the same invite token of a role until it is replaced.
+// TestGraphQLUITokens runs the web app's token operations as it sends
+// them: getAccessToken answers a working token for the caller,
+// getInviteToken the same invite token of a role until it is replaced, and
+// createNativeUserResetToken a link that resets a password once.
 func TestGraphQLUITokens(t *testing.T) {
 	ops := loadUIDocs(t)
 	for _, st := range testStores(t) {
@@ -340,9 +381,23 @@ func TestGraphQLUITokens(t *testing.T) {
 				t.Fatalf("getInviteToken answered %q, then another", first)
 			}
 			s.govData(t, s.admin, ops.text(t, "createInviteToken"), map[string]any{"input": map[string]any{"roleUrn": "urn:li:dataHubRole:Reader"}})
-			if again := invite(); again == "" || again == first {
-				t.Errorf("invite token after createInviteToken = %q, want a new one", again)
+			again := invite()
+			if again == "" || again == first {
+				t.Fatalf("invite token after createInviteToken = %q, want a new one", again)
 			}
+
+			// A user who signed up with it gets a password reset link from
+			// an administrator, as the users page makes one.
+			if st, b := s.call(t, "", "POST", "/signUp", map[string]string{"fullName": "Grace", "email": "grace@example.com", "title": "Analyst",
+				"password": "first password", "inviteToken": again}); st != 200 {
+				t.Fatalf("sign up: %d %s", st, b)
+			}
+			d = s.govData(t, s.admin, ops.text(t, "createNativeUserResetToken"), map[string]any{"input": map[string]any{"userUrn": "urn:li:corpuser:grace@example.com"}})
+			reset, _ := pick(d, []string{"createNativeUserResetToken", "resetToken"})
+			if st, b := s.call(t, "", "POST", "/resetNativeUserCredentials", map[string]any{"email": "grace@example.com", "password": "second password", "resetToken": reset}); st != 200 {
+				t.Fatalf("reset with %s: %d %s", asJSON(d), st, b)
+			}
+			s.login(t, "grace@example.com", "second password")
 		})
 	}
 }
