@@ -833,6 +833,9 @@ func (r lifecycleRow) walkGraphQL(t *testing.T, c *lifecycle) {
 	if got := r.read(t, c, urn); got != r.created {
 		t.Fatalf("%s after create: read %q, want %q", urn, got, r.created)
 	}
+	// What GraphQL wrote, OpenAPI reads.
+	v3Path := "/openapi/v3/entity/" + r.v3.entity + "/" + pathEscape(urn)
+	c.srv.mustDo(t, 200, "GET", v3Path, nil)
 	if r.list != nil {
 		if got := r.list(t, c); !slices.Contains(got, urn) {
 			t.Errorf("%s not listed after create: %v", urn, got)
@@ -856,6 +859,9 @@ func (r lifecycleRow) walkGraphQL(t *testing.T, c *lifecycle) {
 	}
 	if got := r.read(t, c, urn); got != r.absent {
 		t.Errorf("%s after delete: read %q, want %q", urn, got, r.absent)
+	}
+	if status, b := c.srv.do(t, "GET", v3Path, nil); status != 404 {
+		t.Errorf("GET %s after delete: %d %s, want 404", v3Path, status, b)
 	}
 	if r.list != nil {
 		if got := r.list(t, c); slices.Contains(got, urn) {
