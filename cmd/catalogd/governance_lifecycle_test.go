@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// lifecycle is what a row of TestGovernanceLifecycle works with: a server
-// with authentication off (the caller is DataHub's root user) and the web
-// app's operations.
+// lifecycle is what a row of TestGovernanceLifecycle works with: a server,
+// with authentication off or signed in (the caller is DataHub's root user
+// either way), and the web app's operations.
 type lifecycle struct {
 	srv *testServer
 	ui  *uiOps
@@ -36,9 +36,9 @@ func (c *lifecycle) deleteV3(t *testing.T, entity, urn string) {
 	c.srv.mustDo(t, 200, "DELETE", "/openapi/v3/entity/"+entity+"/"+pathEscape(urn), nil)
 }
 
-// text reads the string at path in v ("*" for each element of a list,
+// lcText reads the string at path in v ("*" for each element of a list,
 // joined by commas); "" when something on the way is null or absent.
-func text(v any, path string) string {
+func lcText(v any, path string) string {
 	got, ok := pick(v, strings.Split(path, "."))
 	if !ok || got == nil {
 		return ""
@@ -53,26 +53,26 @@ func text(v any, path string) string {
 	return fmt.Sprint(got)
 }
 
-// find reads, in the list at path, the value at rel of the element whose
+// lcFind reads, in the list at path, the value at rel of the element whose
 // urn (at urnRel) is urn; "" when no element is.
-func find(v any, path, urnRel, urn, rel string) string {
+func lcFind(v any, path, urnRel, urn, rel string) string {
 	l, _ := pick(v, strings.Split(path, "."))
 	items, _ := l.([]any)
 	for _, x := range items {
-		if text(x, urnRel) == urn {
-			return text(x, rel)
+		if lcText(x, urnRel) == urn {
+			return lcText(x, rel)
 		}
 	}
 	return ""
 }
 
-// urnList lists the URNs at urnRel of the elements of the list at path.
-func urnList(v any, path, urnRel string) []string {
+// lcURNs lists the URNs at urnRel of the elements of the list at path.
+func lcURNs(v any, path, urnRel string) []string {
 	l, _ := pick(v, strings.Split(path, "."))
 	items, _ := l.([]any)
 	out := []string{}
 	for _, x := range items {
-		out = append(out, text(x, urnRel))
+		out = append(out, lcText(x, urnRel))
 	}
 	return out
 }
@@ -91,8 +91,8 @@ type v3Walk struct {
 }
 
 // lifecycleRow is one governance resource. GraphQL: create answers the
-// new URN; read shows something of the resource ("" once it is gone);
-// list answers the URNs listed. A nil step is one DataHub's GraphQL API
+// new URN; read shows something of the resource (absent, "" unless the
+// row says otherwise, once it is gone); list answers the URNs listed. A nil step is one DataHub's GraphQL API
 // does not have (the row says why); a resource it cannot delete is
 // deleted through OpenAPI v3, and read and list must show it gone.
 type lifecycleRow struct {
@@ -119,16 +119,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "domain",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createDomain", map[string]any{"input": map[string]any{"id": "lc_finance", "name": "Finance", "description": "money"}}), "createDomain")
+				return lcText(c.ui.run(t, "createDomain", map[string]any{"input": map[string]any{"id": "lc_finance", "name": "Finance", "description": "money"}}), "createDomain")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getDomain", map[string]any{"urn": urn}), "domain.properties.name")
+				return lcText(c.ui.run(t, "getDomain", map[string]any{"urn": urn}), "domain.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateName", map[string]any{"input": map[string]any{"urn": urn, "name": "Corporate finance"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listDomains", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listDomains.domains", "urn")
+				return lcURNs(c.ui.run(t, "listDomains", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listDomains.domains", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteDomain", map[string]any{"urn": urn}) },
 			created: "Finance", updated: "Corporate finance",
@@ -138,16 +138,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "glossary term",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createGlossaryTerm", map[string]any{"input": map[string]any{"id": "lc_revenue", "name": "Revenue", "description": "money in"}}), "createGlossaryTerm")
+				return lcText(c.ui.run(t, "createGlossaryTerm", map[string]any{"input": map[string]any{"id": "lc_revenue", "name": "Revenue", "description": "money in"}}), "createGlossaryTerm")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getGlossaryTerm", map[string]any{"urn": urn, "start": 0, "count": 10}), "glossaryTerm.properties.name")
+				return lcText(c.ui.run(t, "getGlossaryTerm", map[string]any{"urn": urn, "start": 0, "count": 10}), "glossaryTerm.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateName", map[string]any{"input": map[string]any{"urn": urn, "name": "Gross revenue"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "getRootGlossaryTerms", nil), "getRootGlossaryTerms.terms", "urn")
+				return lcURNs(c.ui.run(t, "getRootGlossaryTerms", nil), "getRootGlossaryTerms.terms", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteGlossaryEntity", map[string]any{"urn": urn})
@@ -160,16 +160,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "glossary node",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createGlossaryNode", map[string]any{"input": map[string]any{"id": "lc_metrics", "name": "Metrics", "description": "measures"}}), "createGlossaryNode")
+				return lcText(c.ui.run(t, "createGlossaryNode", map[string]any{"input": map[string]any{"id": "lc_metrics", "name": "Metrics", "description": "measures"}}), "createGlossaryNode")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getGlossaryNode", map[string]any{"urn": urn}), "glossaryNode.properties.name")
+				return lcText(c.ui.run(t, "getGlossaryNode", map[string]any{"urn": urn}), "glossaryNode.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateName", map[string]any{"input": map[string]any{"urn": urn, "name": "Key metrics"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "getRootGlossaryNodes", nil), "getRootGlossaryNodes.nodes", "urn")
+				return lcURNs(c.ui.run(t, "getRootGlossaryNodes", nil), "getRootGlossaryNodes.nodes", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteGlossaryEntity", map[string]any{"urn": urn})
@@ -181,16 +181,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "ownership type",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createOwnershipType", map[string]any{"input": map[string]any{"name": "Reviewer", "description": "reviews changes"}}), "createOwnershipType.urn")
+				return lcText(c.ui.run(t, "createOwnershipType", map[string]any{"input": map[string]any{"name": "Reviewer", "description": "reviews changes"}}), "createOwnershipType.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return find(c.ui.run(t, "listOwnershipTypes", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listOwnershipTypes.ownershipTypes", "urn", urn, "info.name")
+				return lcFind(c.ui.run(t, "listOwnershipTypes", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listOwnershipTypes.ownershipTypes", "urn", urn, "info.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateOwnershipType", map[string]any{"urn": urn, "input": map[string]any{"name": "Code reviewer"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listOwnershipTypes", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listOwnershipTypes.ownershipTypes", "urn")
+				return lcURNs(c.ui.run(t, "listOwnershipTypes", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listOwnershipTypes.ownershipTypes", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteOwnershipType", map[string]any{"urn": urn, "deleteReferences": true})
@@ -210,10 +210,10 @@ func governanceRows() []lifecycleRow {
 				return "urn:li:dataHubRole:lc_auditor"
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.gql(t, `query($u: String!) { entity(urn: $u) { ... on DataHubRole { name } } }`, map[string]any{"u": urn}), "entity.name")
+				return lcText(c.gql(t, `query($u: String!) { entity(urn: $u) { ... on DataHubRole { name } } }`, map[string]any{"u": urn}), "entity.name")
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listRoles", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listRoles.roles", "urn")
+				return lcURNs(c.ui.run(t, "listRoles", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listRoles.roles", "urn")
 			},
 			created: "Auditor",
 			v3: v3Walk{entity: "datahubrole", urn: "urn:li:dataHubRole:lc_v3", aspect: "dataHubRoleInfo",
@@ -222,16 +222,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "policy",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createPolicy", map[string]any{"input": lcPolicy("Domain managers")}), "createPolicy")
+				return lcText(c.ui.run(t, "createPolicy", map[string]any{"input": lcPolicy("Domain managers")}), "createPolicy")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return find(c.ui.run(t, "listPolicies", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listPolicies.policies", "urn", urn, "name")
+				return lcFind(c.ui.run(t, "listPolicies", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listPolicies.policies", "urn", urn, "name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updatePolicy", map[string]any{"urn": urn, "input": lcPolicy("Domain and glossary managers")})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listPolicies", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listPolicies.policies", "urn")
+				return lcURNs(c.ui.run(t, "listPolicies", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listPolicies.policies", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deletePolicy", map[string]any{"urn": urn}) },
 			created: "Domain managers", updated: "Domain and glossary managers",
@@ -251,16 +251,16 @@ func governanceRows() []lifecycleRow {
 			read: func(t *testing.T, c *lifecycle, urn string) string {
 				// A user nobody wrote is answered, not existing.
 				d := c.ui.run(t, "getUser", map[string]any{"urn": urn, "groupsCount": 10})
-				if text(d, "corpUser.exists") != "true" {
+				if lcText(d, "corpUser.exists") != "true" {
 					return ""
 				}
-				return text(d, "corpUser.info.displayName") + "|" + text(d, "corpUser.editableProperties.displayName")
+				return lcText(d, "corpUser.info.displayName") + "|" + lcText(d, "corpUser.editableProperties.displayName")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateCorpUserProperties", map[string]any{"urn": urn, "input": map[string]any{"displayName": "Erin E.", "title": "Auditor"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listUsers", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listUsers.users", "urn")
+				return lcURNs(c.ui.run(t, "listUsers", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listUsers.users", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "removeUser", map[string]any{"urn": urn}) },
 			created: "Erin|", updated: "Erin|Erin E.",
@@ -270,20 +270,20 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "group",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createGroup", map[string]any{"input": map[string]any{"id": "lc_auditors", "name": "Auditors", "description": "audit"}}), "createGroup")
+				return lcText(c.ui.run(t, "createGroup", map[string]any{"input": map[string]any{"id": "lc_auditors", "name": "Auditors", "description": "audit"}}), "createGroup")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
 				d := c.ui.run(t, "getGroup", map[string]any{"urn": urn, "membersCount": 10})
-				if text(d, "corpGroup.exists") != "true" {
+				if lcText(d, "corpGroup.exists") != "true" {
 					return ""
 				}
-				return text(d, "corpGroup.properties.displayName") + "|" + text(d, "corpGroup.editableProperties.description")
+				return lcText(d, "corpGroup.properties.displayName") + "|" + lcText(d, "corpGroup.editableProperties.description")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateCorpGroupProperties", map[string]any{"urn": urn, "input": map[string]any{"description": "audit the books"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listGroups", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listGroups.groups", "urn")
+				return lcURNs(c.ui.run(t, "listGroups", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listGroups.groups", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "removeGroup", map[string]any{"urn": urn}) },
 			created: "Auditors|", updated: "Auditors|audit the books",
@@ -296,14 +296,14 @@ func governanceRows() []lifecycleRow {
 			// created.
 			name: "service account",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.gql(t, `mutation($in: CreateServiceAccountInput!) { createServiceAccount(input: $in) { urn } }`,
+				return lcText(c.gql(t, `mutation($in: CreateServiceAccountInput!) { createServiceAccount(input: $in) { urn } }`,
 					map[string]any{"in": map[string]any{"displayName": "Nightly loader", "description": "loads"}}), "createServiceAccount.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.gql(t, `query($u: String!) { getServiceAccount(urn: $u) { displayName } }`, map[string]any{"u": urn}), "getServiceAccount.displayName")
+				return lcText(c.gql(t, `query($u: String!) { getServiceAccount(urn: $u) { displayName } }`, map[string]any{"u": urn}), "getServiceAccount.displayName")
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.gql(t, `{ listServiceAccounts(input: {start: 0, count: 100}) { serviceAccounts { urn } } }`, nil), "listServiceAccounts.serviceAccounts", "urn")
+				return lcURNs(c.gql(t, `{ listServiceAccounts(input: {start: 0, count: 100}) { serviceAccounts { urn } } }`, nil), "listServiceAccounts.serviceAccounts", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.gql(t, `mutation($u: String!) { deleteServiceAccount(urn: $u) }`, map[string]any{"u": urn})
@@ -319,8 +319,8 @@ func governanceRows() []lifecycleRow {
 			create: func(t *testing.T, c *lifecycle) string {
 				c.ui.run(t, "createAccessToken", map[string]any{"input": map[string]any{"type": "PERSONAL", "actorUrn": gqlActor, "duration": "ONE_MONTH", "name": "lc-token", "description": "for the lifecycle"}})
 				for _, tok := range lcTokens(t, c) {
-					if text(tok, "name") == "lc-token" {
-						return text(tok, "urn")
+					if lcText(tok, "name") == "lc-token" {
+						return lcText(tok, "urn")
 					}
 				}
 				t.Fatal("the token created is not listed")
@@ -328,14 +328,14 @@ func governanceRows() []lifecycleRow {
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
 				for _, tok := range lcTokens(t, c) {
-					if text(tok, "urn") == urn {
-						return text(tok, "name")
+					if lcText(tok, "urn") == urn {
+						return lcText(tok, "name")
 					}
 				}
 				return ""
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(map[string]any{"l": lcTokens(t, c)}, "l", "urn")
+				return lcURNs(map[string]any{"l": lcTokens(t, c)}, "l", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "revokeAccessToken", map[string]any{"tokenId": strings.TrimPrefix(urn, "urn:li:dataHubAccessToken:")})
@@ -349,17 +349,17 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "structured property",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createStructuredProperty", map[string]any{"input": map[string]any{"qualifiedName": "lifecycle.tier", "displayName": "Tier",
+				return lcText(c.ui.run(t, "createStructuredProperty", map[string]any{"input": map[string]any{"qualifiedName": "lifecycle.tier", "displayName": "Tier",
 					"valueType": "urn:li:dataType:datahub.string", "entityTypes": []string{"urn:li:entityType:datahub.dataset"}}}), "createStructuredProperty.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getStructuredProperty", map[string]any{"urn": urn}), "entity.definition.displayName")
+				return lcText(c.ui.run(t, "getStructuredProperty", map[string]any{"urn": urn}), "entity.definition.displayName")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateStructuredProperty", map[string]any{"input": map[string]any{"urn": urn, "displayName": "Service tier"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "searchStructuredProperties", map[string]any{"query": "*", "start": 0, "count": 100}), "searchAcrossEntities.searchResults", "entity.urn")
+				return lcURNs(c.ui.run(t, "searchStructuredProperties", map[string]any{"query": "*", "start": 0, "count": 100}), "searchAcrossEntities.searchResults", "entity.urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteStructuredProperty", map[string]any{"input": map[string]any{"urn": urn}})
@@ -375,17 +375,17 @@ func governanceRows() []lifecycleRow {
 			// GraphQL API's own operations.
 			name: "form",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.gql(t, `mutation($in: CreateFormInput!) { createForm(input: $in) { urn } }`,
+				return lcText(c.gql(t, `mutation($in: CreateFormInput!) { createForm(input: $in) { urn } }`,
 					map[string]any{"in": map[string]any{"id": "lc_stewardship", "name": "Stewardship", "type": "COMPLETION"}}), "createForm.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.gql(t, `query($u: String!) { entity(urn: $u) { ... on Form { info { name } } } }`, map[string]any{"u": urn}), "entity.info.name")
+				return lcText(c.gql(t, `query($u: String!) { entity(urn: $u) { ... on Form { info { name } } } }`, map[string]any{"u": urn}), "entity.info.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.gql(t, `mutation($u: String!) { updateForm(input: {urn: $u, name: "Data stewardship"}) { urn } }`, map[string]any{"u": urn})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.gql(t, `{ searchAcrossEntities(input: {types: [FORM], query: "*", start: 0, count: 100}) { searchResults { entity { urn } } } }`, nil), "searchAcrossEntities.searchResults", "entity.urn")
+				return lcURNs(c.gql(t, `{ searchAcrossEntities(input: {types: [FORM], query: "*", start: 0, count: 100}) { searchResults { entity { urn } } } }`, nil), "searchAcrossEntities.searchResults", "entity.urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.gql(t, `mutation($u: String!) { deleteForm(input: {urn: $u}) }`, map[string]any{"u": urn})
@@ -397,17 +397,17 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "data product",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createDataProduct", map[string]any{"input": map[string]any{"id": "lc_orders", "domainUrn": lcDomain,
+				return lcText(c.ui.run(t, "createDataProduct", map[string]any{"input": map[string]any{"id": "lc_orders", "domainUrn": lcDomain,
 					"properties": map[string]any{"name": "Orders", "description": "all orders"}}}), "createDataProduct.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getDataProduct", map[string]any{"urn": urn}), "dataProduct.properties.name")
+				return lcText(c.ui.run(t, "getDataProduct", map[string]any{"urn": urn}), "dataProduct.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateDataProduct", map[string]any{"urn": urn, "input": map[string]any{"name": "Customer orders"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "getDataProductsList", map[string]any{"input": map[string]any{"types": []string{"DATA_PRODUCT"}, "query": "*", "start": 0, "count": 100}}),
+				return lcURNs(c.ui.run(t, "getDataProductsList", map[string]any{"input": map[string]any{"types": []string{"DATA_PRODUCT"}, "query": "*", "start": 0, "count": 100}}),
 					"searchAcrossEntities.searchResults", "entity.urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
@@ -420,17 +420,17 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "application",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createApplication", map[string]any{"input": map[string]any{"id": "lc_billing", "properties": map[string]any{"name": "Billing", "description": "bills"}}}),
+				return lcText(c.ui.run(t, "createApplication", map[string]any{"input": map[string]any{"id": "lc_billing", "properties": map[string]any{"name": "Billing", "description": "bills"}}}),
 					"createApplication.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getApplication", map[string]any{"urn": urn}), "application.properties.name")
+				return lcText(c.ui.run(t, "getApplication", map[string]any{"urn": urn}), "application.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.gql(t, `mutation($u: String!) { updateApplication(urn: $u, input: {name: "Billing service"}) { urn } }`, map[string]any{"u": urn})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "getApplicationsList", map[string]any{"input": map[string]any{"types": []string{"APPLICATION"}, "query": "*", "start": 0, "count": 100}}),
+				return lcURNs(c.ui.run(t, "getApplicationsList", map[string]any{"input": map[string]any{"types": []string{"APPLICATION"}, "query": "*", "start": 0, "count": 100}}),
 					"searchAcrossEntities.searchResults", "entity.urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
@@ -443,17 +443,17 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "business attribute",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createBusinessAttribute", map[string]any{"input": map[string]any{"id": "lc_amount", "name": "amount", "description": "money", "type": "NUMBER"}}),
+				return lcText(c.ui.run(t, "createBusinessAttribute", map[string]any{"input": map[string]any{"id": "lc_amount", "name": "amount", "description": "money", "type": "NUMBER"}}),
 					"createBusinessAttribute.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getBusinessAttribute", map[string]any{"urn": urn}), "businessAttribute.properties.name")
+				return lcText(c.ui.run(t, "getBusinessAttribute", map[string]any{"urn": urn}), "businessAttribute.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateBusinessAttribute", map[string]any{"urn": urn, "input": map[string]any{"name": "net amount"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listBusinessAttributes", map[string]any{"start": 0, "count": 100, "query": "*"}), "listBusinessAttributes.businessAttributes", "urn")
+				return lcURNs(c.ui.run(t, "listBusinessAttributes", map[string]any{"start": 0, "count": 100, "query": "*"}), "listBusinessAttributes.businessAttributes", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteBusinessAttribute", map[string]any{"urn": urn})
@@ -465,19 +465,19 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "query",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createQuery", map[string]any{"input": map[string]any{"subjects": []any{map[string]any{"datasetUrn": lcDataset}},
+				return lcText(c.ui.run(t, "createQuery", map[string]any{"input": map[string]any{"subjects": []any{map[string]any{"datasetUrn": lcDataset}},
 					"properties": map[string]any{"name": "Orders per day", "statement": map[string]any{"value": "select day, count(*) from orders group by day", "language": "SQL"}}}}),
 					"createQuery.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getQuery", map[string]any{"urn": urn}), "entity.properties.name")
+				return lcText(c.ui.run(t, "getQuery", map[string]any{"urn": urn}), "entity.properties.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateQuery", map[string]any{"urn": urn, "input": map[string]any{"properties": map[string]any{"name": "Daily orders",
 					"statement": map[string]any{"value": "select day, count(*) from orders group by day", "language": "SQL"}}}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listQueries", map[string]any{"input": map[string]any{"start": 0, "count": 100, "datasetUrn": lcDataset}}), "listQueries.queries", "urn")
+				return lcURNs(c.ui.run(t, "listQueries", map[string]any{"input": map[string]any{"start": 0, "count": 100, "datasetUrn": lcDataset}}), "listQueries.queries", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteQuery", map[string]any{"urn": urn}) },
 			created: "Orders per day", updated: "Daily orders",
@@ -493,8 +493,8 @@ func governanceRows() []lifecycleRow {
 				c.ui.run(t, "createPost", map[string]any{"input": map[string]any{"postType": "HOME_PAGE_ANNOUNCEMENT",
 					"content": map[string]any{"contentType": "TEXT", "title": "Maintenance", "description": "down on sunday"}}})
 				for _, p := range lcPosts(t, c) {
-					if text(p, "content.title") == "Maintenance" {
-						return text(p, "urn")
+					if lcText(p, "content.title") == "Maintenance" {
+						return lcText(p, "urn")
 					}
 				}
 				t.Fatal("the post created is not listed")
@@ -502,8 +502,8 @@ func governanceRows() []lifecycleRow {
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
 				for _, p := range lcPosts(t, c) {
-					if text(p, "urn") == urn {
-						return text(p, "content.title")
+					if lcText(p, "urn") == urn {
+						return lcText(p, "content.title")
 					}
 				}
 				return ""
@@ -513,7 +513,7 @@ func governanceRows() []lifecycleRow {
 					"content": map[string]any{"contentType": "TEXT", "title": "Maintenance moved", "description": "down on monday"}}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(map[string]any{"l": lcPosts(t, c)}, "l", "urn")
+				return lcURNs(map[string]any{"l": lcPosts(t, c)}, "l", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deletePost", map[string]any{"urn": urn}) },
 			created: "Maintenance", updated: "Maintenance moved",
@@ -527,13 +527,13 @@ func governanceRows() []lifecycleRow {
 			// resolved, or deleted through its other APIs.
 			name: "incident",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "raiseIncident", map[string]any{"input": map[string]any{
+				return lcText(c.ui.run(t, "raiseIncident", map[string]any{"input": map[string]any{
 					"type": "FRESHNESS", "title": "Late orders", "description": "a day late", "resourceUrn": lcDataset, "priority": "HIGH"}}), "raiseIncident")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
 				d := lcIncidents(t, c)
-				if title := find(d, "entity.incidents.incidents", "urn", urn, "title"); title != "" {
-					return title + "|" + find(d, "entity.incidents.incidents", "urn", urn, "status.state")
+				if title := lcFind(d, "entity.incidents.incidents", "urn", urn, "title"); title != "" {
+					return title + "|" + lcFind(d, "entity.incidents.incidents", "urn", urn, "status.state")
 				}
 				return ""
 			},
@@ -542,7 +542,7 @@ func governanceRows() []lifecycleRow {
 				c.ui.run(t, "updateIncidentStatus", map[string]any{"urn": urn, "input": map[string]any{"state": "RESOLVED", "message": "caught up"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(lcIncidents(t, c), "entity.incidents.incidents", "urn")
+				return lcURNs(lcIncidents(t, c), "entity.incidents.incidents", "urn")
 			},
 			created: "Late orders|ACTIVE", updated: "Orders late|RESOLVED",
 			v3: v3Walk{entity: "incident", urn: "urn:li:incident:lc_v3", aspect: "incidentInfo",
@@ -555,19 +555,19 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "assertion",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.gql(t, `mutation($in: UpsertCustomAssertionInput!) { upsertCustomAssertion(input: $in) { urn } }`, map[string]any{"in": map[string]any{
+				return lcText(c.gql(t, `mutation($in: UpsertCustomAssertionInput!) { upsertCustomAssertion(input: $in) { urn } }`, map[string]any{"in": map[string]any{
 					"entityUrn": lcDataset, "type": "Row count", "description": "orders are counted", "platform": map[string]any{"urn": "urn:li:dataPlatform:great-expectations"},
 					"logic": "count(*) > 0"}}), "upsertCustomAssertion.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getAssertionWithRunEvents", map[string]any{"assertionUrn": urn}), "assertion.info.description")
+				return lcText(c.ui.run(t, "getAssertionWithRunEvents", map[string]any{"assertionUrn": urn}), "assertion.info.description")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.gql(t, `mutation($u: String!, $in: UpsertCustomAssertionInput!) { upsertCustomAssertion(urn: $u, input: $in) { urn } }`, map[string]any{"u": urn, "in": map[string]any{
 					"entityUrn": lcDataset, "type": "Row count", "description": "orders are never empty", "platform": map[string]any{"urn": "urn:li:dataPlatform:great-expectations"}}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "getDatasetAssertions", map[string]any{"urn": lcDataset}), "dataset.assertions.assertions", "urn")
+				return lcURNs(c.ui.run(t, "getDatasetAssertions", map[string]any{"urn": lcDataset}), "dataset.assertions.assertions", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteAssertion", map[string]any{"urn": urn})
@@ -585,14 +585,14 @@ func governanceRows() []lifecycleRow {
 			// GraphQL API neither lists nor deletes contracts.
 			name: "data contract",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": lcDataset, "id": "lc_orders", "state": "PENDING"}}), "upsertDataContract.urn")
+				return lcText(c.ui.run(t, "upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": lcDataset, "id": "lc_orders", "state": "PENDING"}}), "upsertDataContract.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
 				d := c.ui.run(t, "getDatasetContract", map[string]any{"urn": lcDataset})
-				if text(d, "dataset.contract.urn") != urn {
+				if lcText(d, "dataset.contract.urn") != urn {
 					return ""
 				}
-				return text(d, "dataset.contract.status.state")
+				return lcText(d, "dataset.contract.status.state")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "upsertDataContract", map[string]any{"input": map[string]any{"entityUrn": lcDataset, "id": "lc_orders", "state": "ACTIVE"}})
@@ -604,17 +604,17 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "metadata test",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createTest", map[string]any{"input": map[string]any{"id": "lc_described", "name": "Has description", "category": "Docs",
+				return lcText(c.ui.run(t, "createTest", map[string]any{"input": map[string]any{"id": "lc_described", "name": "Has description", "category": "Docs",
 					"definition": map[string]any{"json": "{}"}}}), "createTest")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getTest", map[string]any{"urn": urn}), "test.name")
+				return lcText(c.ui.run(t, "getTest", map[string]any{"urn": urn}), "test.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.gql(t, `mutation($u: String!) { updateTest(urn: $u, input: {name: "Has a description", category: "Docs", definition: {json: "{}"}}) }`, map[string]any{"u": urn})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listTests", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listTests.tests", "urn")
+				return lcURNs(c.ui.run(t, "listTests", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listTests.tests", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteTest", map[string]any{"urn": urn}) },
 			created: "Has description", updated: "Has a description",
@@ -627,10 +627,10 @@ func governanceRows() []lifecycleRow {
 			// GraphQL API neither lists nor deletes them.
 			name: "connection",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "upsertConnection", map[string]any{"input": lcConnection(`{"account":"acme"}`)}), "upsertConnection.urn")
+				return lcText(c.ui.run(t, "upsertConnection", map[string]any{"input": lcConnection(`{"account":"acme"}`)}), "upsertConnection.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "connection", map[string]any{"urn": urn}), "connection.details.json.blob")
+				return lcText(c.ui.run(t, "connection", map[string]any{"urn": urn}), "connection.details.json.blob")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "upsertConnection", map[string]any{"input": lcConnection(`{"account":"acme-eu"}`)})
@@ -642,16 +642,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "secret",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "LC_PASSWORD", "value": "first", "description": "the database's"}}), "createSecret")
+				return lcText(c.ui.run(t, "createSecret", map[string]any{"input": map[string]any{"name": "LC_PASSWORD", "value": "first", "description": "the database's"}}), "createSecret")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return find(c.ui.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listSecrets.secrets", "urn", urn, "description")
+				return lcFind(c.ui.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listSecrets.secrets", "urn", urn, "description")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateSecret", map[string]any{"input": map[string]any{"urn": urn, "name": "LC_PASSWORD", "value": "second", "description": "rotated"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listSecrets.secrets", "urn")
+				return lcURNs(c.ui.run(t, "listSecrets", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listSecrets.secrets", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteSecret", map[string]any{"urn": urn}) },
 			created: "the database's", updated: "rotated",
@@ -662,16 +662,16 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "ingestion source",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createIngestionSource", map[string]any{"input": lcSource("warehouse")}), "createIngestionSource")
+				return lcText(c.ui.run(t, "createIngestionSource", map[string]any{"input": lcSource("warehouse")}), "createIngestionSource")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getIngestionSource", map[string]any{"urn": urn, "runStart": 0, "runCount": 5}), "ingestionSource.name")
+				return lcText(c.ui.run(t, "getIngestionSource", map[string]any{"urn": urn, "runStart": 0, "runCount": 5}), "ingestionSource.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateIngestionSource", map[string]any{"urn": urn, "input": lcSource("warehouse nightly")})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listIngestionSources", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listIngestionSources.ingestionSources", "urn")
+				return lcURNs(c.ui.run(t, "listIngestionSources", map[string]any{"input": map[string]any{"start": 0, "count": 100}}), "listIngestionSources.ingestionSources", "urn")
 			},
 			delete: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "deleteIngestionSource", map[string]any{"urn": urn})
@@ -685,17 +685,17 @@ func governanceRows() []lifecycleRow {
 		{
 			name: "view",
 			create: func(t *testing.T, c *lifecycle) string {
-				return text(c.ui.run(t, "createView", map[string]any{"input": map[string]any{"viewType": "PERSONAL", "name": "Hive tables", "description": "mine",
+				return lcText(c.ui.run(t, "createView", map[string]any{"input": map[string]any{"viewType": "PERSONAL", "name": "Hive tables", "description": "mine",
 					"definition": lcViewDefinition()}}), "createView.urn")
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getView", map[string]any{"urn": urn}), "view.name")
+				return lcText(c.ui.run(t, "getView", map[string]any{"urn": urn}), "view.name")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateView", map[string]any{"urn": urn, "input": map[string]any{"name": "Hive datasets"}})
 			},
 			list: func(t *testing.T, c *lifecycle) []string {
-				return urnList(c.ui.run(t, "listMyViews", map[string]any{"start": 0, "count": 100}), "listMyViews.views", "urn")
+				return lcURNs(c.ui.run(t, "listMyViews", map[string]any{"start": 0, "count": 100}), "listMyViews.views", "urn")
 			},
 			delete:  func(t *testing.T, c *lifecycle, urn string) { c.ui.run(t, "deleteView", map[string]any{"urn": urn}) },
 			created: "Hive tables", updated: "Hive datasets",
@@ -716,7 +716,7 @@ func governanceRows() []lifecycleRow {
 				return "urn:li:globalSettings:0"
 			},
 			read: func(t *testing.T, c *lifecycle, urn string) string {
-				return text(c.ui.run(t, "getDocPropagationSettings", nil), "docPropagationSettings.docColumnPropagation")
+				return lcText(c.ui.run(t, "getDocPropagationSettings", nil), "docPropagationSettings.docColumnPropagation")
 			},
 			update: func(t *testing.T, c *lifecycle, urn string) {
 				c.ui.run(t, "updateDocPropagationSettings", map[string]any{"input": map[string]any{"docColumnPropagation": false}})
@@ -885,7 +885,7 @@ func (r lifecycleRow) walkV3(t *testing.T, c *lifecycle) {
 	listed := func() bool {
 		t.Helper()
 		got := decode(t, c.srv.mustDo(t, 200, "GET", "/openapi/v3/entity/"+w.entity+"?count=1000", nil))
-		return slices.Contains(urnList(got, "entities", "urn"), w.urn)
+		return slices.Contains(lcURNs(got, "entities", "urn"), w.urn)
 	}
 	write := func(value map[string]any) {
 		t.Helper()
