@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -19,7 +20,7 @@ const (
 
 func governanceSeeds() []map[string]any {
 	user := func(urn, name string) map[string]any {
-		return seed(urn, "corpuser", "corpUserInfo", map[string]any{"active": true, "displayName": name, "fullName": name + " Example", "title": "Analyst", "email": lower(name) + "@example.com"})
+		return seed(urn, "corpuser", "corpUserInfo", map[string]any{"active": true, "displayName": name, "fullName": name + " Example", "title": "Analyst", "email": strings.ToLower(name) + "@example.com"})
 	}
 	owned := func(ds string) map[string]any {
 		return seed(ds, "dataset", "ownership", map[string]any{
@@ -194,7 +195,7 @@ func testGovernanceGroupQueries(t *testing.T, ui *uiOps) {
 				e := get(t, m, "entity")
 				name := map[string]string{govAlice: "Alice", govBob: "Bob", govCarol: "Carol"}[get(t, e, "urn").(string)]
 				if get(t, e, "info.displayName") != name || get(t, e, "info.fullName") != name+" Example" || get(t, e, "info.active") != true ||
-					get(t, e, "username") != "gov_"+lower(name) {
+					get(t, e, "username") != "gov_"+strings.ToLower(name) {
 					t.Errorf("member = %s", asJSON(e))
 				}
 			}
@@ -216,16 +217,6 @@ func testGovernanceGroupQueries(t *testing.T, ui *uiOps) {
 			t.Errorf("members page by page = %v, want %v", all, want)
 		}
 	})
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 func testGovernanceUserQueries(t *testing.T, ui *uiOps) {
