@@ -36,9 +36,10 @@ func governanceSeeds() []map[string]any {
 }
 
 // TestGraphQLUIGovernanceQueries runs the queries of DataHub's settings,
-// users and groups, domains and glossary pages that other tests do not,
-// exactly as the web app sends them, against a server loaded with the
-// samples and a few users, groups, a domain and a glossary, on each store.
+// users and groups, domains and glossary pages, every list of those pages,
+// and their domain and tag edits, exactly as the web app sends them,
+// against a server loaded with the samples and a few users, groups, a
+// domain and a glossary, on each store.
 func TestGraphQLUIGovernanceQueries(t *testing.T) {
 	for _, st := range testStores(t) {
 		t.Run(st.name, func(t *testing.T) {
