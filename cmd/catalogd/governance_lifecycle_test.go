@@ -14,6 +14,9 @@ import (
 type lifecycle struct {
 	srv *testServer
 	ui  *uiOps
+	// admin, when set, deletes what DataHub's GraphQL API cannot (through
+	// OpenAPI, an administrator's act) for a caller who is not one.
+	admin *lifecycle
 }
 
 // gql runs a plain GraphQL operation, for what the web app has no document
@@ -813,6 +816,78 @@ func TestGovernanceLifecycle(t *testing.T) {
 	}
 }
 
+// lcManagerPrivileges are the platform privileges DataHub asks of whoever
+// manages each resource from the settings pages (none for one's own
+// views), and the privileges on all entities some also take: as in
+// DataHub, managing users lets one remove a user, not edit their profile.
+// The resources of an asset (queries, incidents, assertions, data
+// contracts), one's own access tokens, and applications are left out:
+// their rights are the asset's, the caller's own or its owners'.
+var lcManagerPrivileges = map[string]struct{ platform, metadata []string }{
+	"domain": {platform: []string{"MANAGE_DOMAINS"}}, "glossary term": {platform: []string{"MANAGE_GLOSSARIES"}},
+	"glossary node": {platform: []string{"MANAGE_GLOSSARIES"}}, "ownership type": {platform: []string{"MANAGE_GLOBAL_OWNERSHIP_TYPES"}},
+	"role": {platform: []string{"MANAGE_POLICIES"}}, "policy": {platform: []string{"MANAGE_POLICIES"}},
+	"user":  {platform: []string{"MANAGE_USERS_AND_GROUPS"}, metadata: []string{"EDIT_USER_PROFILE"}},
+	"group": {platform: []string{"MANAGE_USERS_AND_GROUPS"}}, "service account": {platform: []string{"MANAGE_SERVICE_ACCOUNTS"}},
+	"structured property": {platform: []string{"MANAGE_STRUCTURED_PROPERTIES"}}, "form": {platform: []string{"MANAGE_DOCUMENTATION_FORMS"}},
+	"data product": {platform: []string{"MANAGE_DATA_PRODUCTS"}}, "business attribute": {platform: []string{"MANAGE_BUSINESS_ATTRIBUTE"}},
+	"post": {platform: []string{"MANAGE_GLOBAL_ANNOUNCEMENTS"}}, "metadata test": {platform: []string{"MANAGE_TESTS"}},
+	"connection": {platform: []string{"MANAGE_CONNECTIONS"}}, "secret": {platform: []string{"MANAGE_SECRETS"}},
+	"ingestion source": {platform: []string{"MANAGE_INGESTION"}}, "view": {},
+	"documentation propagation settings": {platform: []string{"MANAGE_FEATURES"}},
+}
+
+// TestGovernanceLifecycleManagers walks each governance resource through
+// GraphQL as a user who holds only the privilege DataHub's settings page
+// for it asks for, not as an administrator.
+func TestGovernanceLifecycleManagers(t *testing.T) {
+	rows := governanceRows()
+	for _, st := range testStores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			env := map[string]string{"SECRET_SERVICE_ENCRYPTION_KEY": "lifecycle key", "DATAHUB_TOKEN_SERVICE_SIGNING_KEY": testSigningKey}
+			s := startAuthServerEnv(t, env, st.args...)
+			as := func(token string) *lifecycle {
+				signed := *s.testServer
+				signed.Client = &http.Client{Timeout: s.Client.Timeout, Transport: bearerTransport{token: token, base: s.Client.Transport}}
+				return &lifecycle{srv: &signed, ui: loadUIOps(t, &signed)}
+			}
+			admin := as(s.admin)
+			// The administrator deletes connections too, once a policy says so.
+			admin.ui.run(t, "createPolicy", map[string]any{"input": map[string]any{"type": "PLATFORM", "name": "Admins manage connections", "state": "ACTIVE",
+				"privileges": []string{"MANAGE_CONNECTIONS"}, "actors": map[string]any{"users": []string{gqlActor}, "resourceOwners": false, "allUsers": false, "allGroups": false}}})
+			admin.ingest(t, "dataset", lcDataset, "datasetProperties", map[string]any{"name": "orders"})
+			admin.ui.run(t, "createDomain", map[string]any{"input": map[string]any{"id": "lifecycle_home", "name": "Lifecycle home"}})
+			walked := 0
+			for _, r := range rows {
+				privs, ok := lcManagerPrivileges[r.name]
+				if !ok {
+					continue
+				}
+				walked++
+				t.Run(r.name, func(t *testing.T) {
+					user := "mgr_" + strings.ReplaceAll(r.name, " ", "_")
+					token, _ := s.cliToken(t, user)
+					actors := map[string]any{"users": []string{"urn:li:corpuser:" + user}, "resourceOwners": false, "allUsers": false, "allGroups": false}
+					if len(privs.platform) > 0 {
+						admin.ui.run(t, "createPolicy", map[string]any{"input": map[string]any{"type": "PLATFORM", "name": user, "state": "ACTIVE",
+							"privileges": privs.platform, "actors": actors}})
+					}
+					if len(privs.metadata) > 0 {
+						admin.ui.run(t, "createPolicy", map[string]any{"input": map[string]any{"type": "METADATA", "name": user + " on all", "state": "ACTIVE",
+							"privileges": privs.metadata, "actors": actors, "resources": map[string]any{"allResources": true}}})
+					}
+					c := as(token)
+					c.admin = admin
+					r.walkGraphQL(t, c)
+				})
+			}
+			if walked != len(lcManagerPrivileges) {
+				t.Errorf("walked %d resources as their managers, want %d", walked, len(lcManagerPrivileges))
+			}
+		})
+	}
+}
+
 // bearerTransport sends every request with a bearer token.
 type bearerTransport struct {
 	token string
@@ -852,9 +927,12 @@ func (r lifecycleRow) walkGraphQL(t *testing.T, c *lifecycle) {
 			}
 		}
 	}
-	if r.delete != nil {
+	switch {
+	case r.delete != nil:
 		r.delete(t, c, urn)
-	} else {
+	case c.admin != nil:
+		c.admin.deleteV3(t, r.v3.entity, urn)
+	default:
 		c.deleteV3(t, r.v3.entity, urn)
 	}
 	if got := r.read(t, c, urn); got != r.absent {
