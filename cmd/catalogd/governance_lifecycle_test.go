@@ -820,9 +820,8 @@ func TestGovernanceLifecycle(t *testing.T) {
 // manages each resource from the settings pages (none for one's own
 // views), and the privileges on all entities some also take: as in
 // DataHub, managing users lets one remove a user, not edit their profile.
-// The resources of an asset (queries, incidents, assertions, data
-// contracts), one's own access tokens, and applications are left out:
-// their rights are the asset's, the caller's own or its owners'.
+// One's own access tokens and applications are left out: their rights
+// are the caller's own or the application's owners'.
 var lcManagerPrivileges = map[string]struct{ platform, metadata []string }{
 	"domain": {platform: []string{"MANAGE_DOMAINS"}}, "glossary term": {platform: []string{"MANAGE_GLOSSARIES"}},
 	"glossary node": {platform: []string{"MANAGE_GLOSSARIES"}}, "ownership type": {platform: []string{"MANAGE_GLOBAL_OWNERSHIP_TYPES"}},
@@ -835,6 +834,9 @@ var lcManagerPrivileges = map[string]struct{ platform, metadata []string }{
 	"connection": {platform: []string{"MANAGE_CONNECTIONS"}}, "secret": {platform: []string{"MANAGE_SECRETS"}},
 	"ingestion source": {platform: []string{"MANAGE_INGESTION"}}, "view": {},
 	"documentation propagation settings": {platform: []string{"MANAGE_FEATURES"}},
+	// The resources of an asset take a right on the asset.
+	"query": {metadata: []string{"EDIT_ENTITY_QUERIES"}}, "incident": {metadata: []string{"EDIT_ENTITY_INCIDENTS"}},
+	"assertion": {metadata: []string{"EDIT_ENTITY_ASSERTIONS"}}, "data contract": {metadata: []string{"EDIT_ENTITY_DATA_CONTRACT"}},
 }
 
 // TestGovernanceLifecycleManagers walks each governance resource through
