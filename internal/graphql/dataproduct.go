@@ -169,6 +169,28 @@ func (r *mutationResolver) CreateApplication(ctx context.Context, in model.Creat
 	return &model.Application{Urn: *urn}, nil
 }
 
+// UpdateApplication changes the name or description of an application.
+func (r *mutationResolver) UpdateApplication(ctx context.Context, urn string, in model.UpdateApplicationInput) (*model.Application, error) {
+	if ok, err := r.existsAs(ctx, urn, "application"); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, invalidf("Failed to update Application. Application with urn %s does not exist.", urn)
+	}
+	err := r.write(ctx, edited(urn, "applicationProperties", func(p *models.ApplicationProperties, _ bool) bool {
+		if in.Name != nil {
+			p.Name = in.Name
+		}
+		if in.Description != nil {
+			p.Description = in.Description
+		}
+		return true
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return &model.Application{Urn: urn}, nil
+}
+
 // DeleteApplication deletes an application and takes its assets out of
 // it.
 func (r *mutationResolver) DeleteApplication(ctx context.Context, urn string) (*bool, error) {

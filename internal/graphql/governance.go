@@ -695,7 +695,10 @@ func (r *Resolver) serviceAccountOf(ctx context.Context, urn string) (*model.Ser
 
 // CreateServiceAccount creates a service account named service_<new id>.
 func (r *mutationResolver) CreateServiceAccount(ctx context.Context, in model.CreateServiceAccountInput) (*model.ServiceAccount, error) {
-	if err := r.requirePlatform(ctx, "create service accounts", privManageServiceAccounts); err != nil {
+	// Managing service accounts is the whole right: it takes no right to
+	// edit users.
+	ctx, err := r.platformDelegate(ctx, "create service accounts", privManageServiceAccounts)
+	if err != nil {
 		return nil, err
 	}
 	id := "service_" + uuid.NewString()
@@ -721,7 +724,8 @@ func (r *mutationResolver) CreateServiceAccount(ctx context.Context, in model.Cr
 // DeleteServiceAccount deletes a service account; its tokens stop working
 // with it, since a token's user must exist.
 func (r *mutationResolver) DeleteServiceAccount(ctx context.Context, urn string) (*bool, error) {
-	if err := r.requirePlatform(ctx, "delete service accounts", privManageServiceAccounts); err != nil {
+	ctx, err := r.platformDelegate(ctx, "delete service accounts", privManageServiceAccounts)
+	if err != nil {
 		return nil, err
 	}
 	sa, err := r.serviceAccountOf(ctx, urn)

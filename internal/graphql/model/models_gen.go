@@ -180,6 +180,19 @@ type AspectRenderSpec struct {
 	Key         *string `json:"key,omitempty"`
 }
 
+type AssertionResultErrorInput struct {
+	Type    AssertionResultErrorType `json:"type"`
+	Message string                   `json:"message"`
+}
+
+type AssertionResultInput struct {
+	TimestampMillis *int64                     `json:"timestampMillis,omitempty"`
+	Type            AssertionResultType        `json:"type"`
+	Properties      []*StringMapEntryInput     `json:"properties,omitempty"`
+	ExternalURL     *string                    `json:"externalUrl,omitempty"`
+	Error           *AssertionResultErrorInput `json:"error,omitempty"`
+}
+
 type AssertionRunEventsResult struct {
 	Total     int                  `json:"total"`
 	Failed    int                  `json:"failed"`
@@ -1573,6 +1586,12 @@ type ParentNodesResult struct {
 	Nodes []*GlossaryNode `json:"nodes"`
 }
 
+// A data platform, by URN or by name.
+type PlatformInput struct {
+	Urn  *string `json:"urn,omitempty"`
+	Name *string `json:"name,omitempty"`
+}
+
 type PlatformPrivileges struct {
 	ViewAnalytics                bool `json:"viewAnalytics"`
 	ManagePolicies               bool `json:"managePolicies"`
@@ -2177,6 +2196,11 @@ type UnlinkVersionInput struct {
 	UnlinkedEntity *string `json:"unlinkedEntity,omitempty"`
 }
 
+type UpdateApplicationInput struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
 type UpdateBusinessAttributeInput struct {
 	Name        *string              `json:"name,omitempty"`
 	Description *string              `json:"description,omitempty"`
@@ -2363,6 +2387,16 @@ type UpdateViewInput struct {
 	Name        *string                     `json:"name,omitempty"`
 	Description *string                     `json:"description,omitempty"`
 	Definition  *DataHubViewDefinitionInput `json:"definition,omitempty"`
+}
+
+type UpsertCustomAssertionInput struct {
+	EntityUrn   string         `json:"entityUrn"`
+	Type        string         `json:"type"`
+	Description string         `json:"description"`
+	FieldPath   *string        `json:"fieldPath,omitempty"`
+	Platform    *PlatformInput `json:"platform"`
+	ExternalURL *string        `json:"externalUrl,omitempty"`
+	Logic       *string        `json:"logic,omitempty"`
 }
 
 type UpsertDataContractInput struct {
