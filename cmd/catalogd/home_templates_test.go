@@ -376,13 +376,26 @@ func TestHomePageEntitiesOpenAPIV3(t *testing.T) {
 					t.Errorf("invalid %s: %d %s, want 4xx", entity, st, body)
 				}
 			}
-			// A module deleted behind the template's back (the generic API
-			// keeps no references tidy, as in DataHub) reads as not
-			// existing, which the web app filters out.
+			// Deleting the module through the generic API takes it out of
+			// the template that names it, as every delete does.
 			srv.mustDo(t, 200, "DELETE", "/openapi/v3/entity/datahubpagemodule/"+pathEscape(mod), nil)
-			d := srv.gqlData(t, `query t($urn: String!) { entity(urn: $urn) { ... on DataHubPageTemplate { properties { rows { modules { urn exists } } } } } }`, map[string]any{"urn": tmpl})
-			if got, want := asJSON(get(t, d, "entity.properties.rows")), `[{"modules":[{"exists":false,"urn":"`+mod+`"}]},{"modules":[{"exists":true,"urn":"urn:li:dataHubPageModule:top_domains"}]}]`; got != want {
-				t.Errorf("rows with a deleted module = %s, want %s", got, want)
+			rows := func() string {
+				d := srv.gqlData(t, `query t($urn: String!) { entity(urn: $urn) { ... on DataHubPageTemplate { properties { rows { modules { urn exists } } } } } }`, map[string]any{"urn": tmpl})
+				return asJSON(get(t, d, "entity.properties.rows"))
+			}
+			top := `{"modules":[{"exists":true,"urn":"urn:li:dataHubPageModule:top_domains"}]}`
+			if got, want := rows(), `[{"modules":[]},`+top+`]`; got != want {
+				t.Errorf("rows after the module's delete = %s, want %s", got, want)
+			}
+			// A row naming a module that does not exist (the generic API
+			// checks only the schema) reads as not existing, which the web
+			// app filters out.
+			ghost := "urn:li:dataHubPageModule:never-made"
+			srv.mustDo(t, 200, "POST", "/openapi/v3/entity/datahubpagetemplate?async=false", []any{map[string]any{"urn": tmpl, "dataHubPageTemplateProperties": map[string]any{"value": map[string]any{
+				"rows": []any{map[string]any{"modules": []any{ghost}}, map[string]any{"modules": []any{"urn:li:dataHubPageModule:top_domains"}}},
+				"surface": map[string]any{"surfaceType": "HOME_PAGE"}, "visibility": map[string]any{"scope": "GLOBAL"}, "created": stamp, "lastModified": stamp}}}})
+			if got, want := rows(), `[{"modules":[{"exists":false,"urn":"`+ghost+`"}]},`+top+`]`; got != want {
+				t.Errorf("rows naming a module never made = %s, want %s", got, want)
 			}
 			for _, tt := range []struct{ entity, urn string }{{"datahubpagetemplate", tmpl}} {
 				path := "/openapi/v3/entity/" + tt.entity + "/" + pathEscape(tt.urn)
