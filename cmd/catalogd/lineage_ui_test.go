@@ -217,6 +217,22 @@ func testLineageGraph(t *testing.T, ui *uiOps) {
 			t.Errorf("upstreams of dst with mid restored = %v (total %d, filtered %d), want [mid] (2, 1)", got, total, filtered)
 		}
 	})
+	t.Run("paged", func(t *testing.T) {
+		// As in DataHub, each page leaves out its own ghosts: dst's
+		// upstreams are the ghost and mid, one a page.
+		q := `query l($urn: String!, $start: Int) { entity(urn: $urn) { ... on Dataset { lineage(input: {direction: UPSTREAM, start: $start, count: 1}) {
+			start count total filtered relationships { entity { urn } } } } } }`
+		for _, tt := range []struct {
+			start, count, filtered int
+			want                   []string
+		}{{0, 0, 1, nil}, {1, 1, 0, []string{linMid}}} {
+			l := get(t, ui.srv.gqlData(t, q, map[string]any{"urn": linDst, "start": tt.start}), "entity.lineage")
+			got := urnsAt(t, l, "relationships", "entity.urn")
+			if !slices.Equal(got, tt.want) || num(t, get(t, l, "count")) != tt.count || num(t, get(t, l, "total")) != 2 || num(t, get(t, l, "filtered")) != tt.filtered {
+				t.Errorf("upstreams of dst from %d: %v, want %v with count %d, total 2, filtered %d", tt.start, l, tt.want, tt.count, tt.filtered)
+			}
+		}
+	})
 	t.Run("siblings", func(t *testing.T) {
 		for _, tt := range []struct {
 			separate bool

@@ -98,9 +98,6 @@ type Edge struct {
 	SourceAspect string
 	Created      AuditStamp
 	Properties   json.RawMessage // nil when the relationship carries none
-	// Live reports, when EdgeQuery.Live asked, that the entity at the other
-	// end has stored aspects and no status aspect marking it removed.
-	Live bool
 }
 
 // EdgeMeta is what a relationship annotation records of one edge, kept as

@@ -188,12 +188,6 @@ type EdgeQuery struct {
 	Direction     Direction
 	Relationships []string
 	Start, Count  int
-	// Live has the store report, for each edge of an entity (URN set),
-	// whether the entity at its other end is stored and not soft-deleted
-	// (Edge.Live), in the same read. The lineage of a dataset with 10,000
-	// upstreams needs that of each, and reading their aspects separately
-	// cost as much again as the edges.
-	Live bool
 }
 
 // ScanQuery selects latest aspect rows for index restores and listings.

@@ -45,7 +45,6 @@ func RunStoreTests(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"LargeBatch", testLargeBatch},
 		{"Timeseries", testTimeseries},
 		{"Edges", testEdges},
-		{"EdgesLive", testEdgesLive},
 		{"DeleteAspect", testDeleteAspect},
 		{"DeleteEntity", testDeleteEntity},
 		{"ScanLatest", testScanLatest},
@@ -657,58 +656,6 @@ func testTimeseries(t *testing.T, s catalog.Store) {
 				t.Errorf("got %v, want %v", rows, tt.want)
 			}
 		})
-	}
-}
-
-// testEdgesLive checks EdgeQuery.Live: an edge's other end is live when
-// it has a stored aspect and no status aspect saying removed, whichever way
-// the edge is followed.
-func testEdgesLive(t *testing.T, s catalog.Store) {
-	ctx := context.Background()
-	from := "urn:li:dataset:from"
-	stored, removed, restored, missing := "urn:li:dataset:stored", "urn:li:dataset:removed", "urn:li:dataset:restored", "urn:li:dataset:missing"
-	aspect := func(urn, name, value string) catalog.AspectWrite {
-		return catalog.AspectWrite{Aspect: catalog.Aspect{URN: urn, Name: name, Value: []byte(value), Created: stamp(1)}}
-	}
-	put(t, s, aspect(from, "datasetKey", `{"name":"from"}`),
-		aspect(stored, "datasetKey", `{"name":"stored"}`),
-		aspect(removed, "datasetKey", `{"name":"removed"}`), aspect(removed, "status", `{"removed":true}`),
-		aspect(restored, "datasetKey", `{"name":"restored"}`), aspect(restored, "status", `{"removed":false}`))
-	var edges []catalog.Edge
-	for _, to := range []string{stored, removed, restored, missing} {
-		edges = append(edges, catalog.Edge{Relationship: "DownstreamOf", Destination: to, Created: stamp(1)})
-	}
-	update(t, s, func(tx catalog.Tx) error { return tx.ReplaceEdges(ctx, oneSet(from, "upstreamLineage", edges)) })
-	want := map[string]bool{stored: true, removed: false, restored: true, missing: false}
-	out, _, err := s.Edges(ctx, catalog.EdgeQuery{URN: from, Direction: catalog.Outgoing, Live: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range out {
-		if e.Live != want[e.Destination] {
-			t.Errorf("outgoing edge to %s: Live %v, want %v", e.Destination, e.Live, want[e.Destination])
-		}
-	}
-	if len(out) != len(want) {
-		t.Errorf("%d outgoing edges, want %d", len(out), len(want))
-	}
-	for _, to := range []string{stored, missing} {
-		in, _, err := s.Edges(ctx, catalog.EdgeQuery{URN: to, Direction: catalog.Incoming, Live: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(in) != 1 || !in[0].Live {
-			t.Errorf("incoming edges of %s: %+v, want one from the live %s", to, in, from)
-		}
-	}
-	plain, _, err := s.Edges(ctx, catalog.EdgeQuery{URN: from, Direction: catalog.Outgoing})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range plain {
-		if e.Live {
-			t.Errorf("edge to %s reports Live without being asked", e.Destination)
-		}
 	}
 }
 

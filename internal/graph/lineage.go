@@ -52,10 +52,6 @@ type LineageNode struct {
 	// edge is the Properties of the edge that reached URN on Path, which
 	// Stamps decodes.
 	edge json.RawMessage
-	// Live reports, when Query.Live asked, that the store found URN stored
-	// and not soft-deleted; false leaves it unknown (a schema field, say,
-	// lives with the dataset that holds it).
-	Live bool
 	// Explored reports that the walk looked for URN's own neighbours.
 	Explored bool
 	// IgnoredAsHop reports an entity that Query.IgnoreAsHops let the walk
@@ -88,8 +84,6 @@ type Query struct {
 	// URNs it applies to (none: every platform), whose entities the walk
 	// passes through without counting a hop (DataHub's ignoreAsHops).
 	IgnoreAsHops map[string][]string
-	// Live asks for LineageNode.Live.
-	Live bool
 }
 
 // Defaults of a Service.
@@ -294,7 +288,7 @@ func (s *Service) Walk(ctx context.Context, q Query) ([]LineageNode, error) {
 					ps := extendPaths(nil, paths[parent], nb.urn)
 					paths[nb.urn] = ps
 					n := LineageNode{URN: nb.urn, Hops: hop, Paths: ps, Degrees: []int{hop}, Relationship: nb.relationship,
-						edge: nb.edge, Live: nb.live}
+						edge: nb.edge}
 					if s.ignoredAsHop(nb.urn, q.IgnoreAsHops) {
 						n.IgnoredAsHop = true
 						same = append(same, nb.urn)
@@ -394,13 +388,12 @@ func (n LineageNode) Stamps() (created, updated catalog.AuditStamp, manual bool)
 type neighbour struct {
 	urn, relationship string
 	edge              json.RawMessage
-	live              bool
 }
 
 // newNeighbour is the neighbour other reached by e, or false when q's time
 // bounds leave e out.
 func newNeighbour(other string, e catalog.Edge, q *Query) (neighbour, bool) {
-	nb := neighbour{urn: other, relationship: e.Relationship, edge: e.Properties, live: e.Live}
+	nb := neighbour{urn: other, relationship: e.Relationship, edge: e.Properties}
 	if q == nil || q.EndTimeMillis <= 0 {
 		return nb, true
 	}
@@ -490,7 +483,7 @@ func (s *Service) neighboursOf(ctx context.Context, urn string, dir Direction, q
 	}
 	var out []neighbour
 	if len(outNames) > 0 {
-		edges, _, err := s.r.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Outgoing, Relationships: outNames, Live: q != nil && q.Live})
+		edges, _, err := s.r.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Outgoing, Relationships: outNames})
 		if err != nil {
 			return nil, err
 		}
@@ -504,7 +497,7 @@ func (s *Service) neighboursOf(ctx context.Context, urn string, dir Direction, q
 		}
 	}
 	if len(inNames) > 0 {
-		edges, _, err := s.r.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Incoming, Relationships: inNames, Live: q != nil && q.Live})
+		edges, _, err := s.r.Edges(ctx, catalog.EdgeQuery{URN: urn, Direction: catalog.Incoming, Relationships: inNames})
 		if err != nil {
 			return nil, err
 		}

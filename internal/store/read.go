@@ -177,7 +177,7 @@ FROM timeseries_aspect WHERE urn = ? AND aspect = ?`)
 // q.Relationships are ordered by (relationship, source, destination, source
 // aspect). Count <= 0 means no limit.
 func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge, int, error) {
-	var where, order, other string
+	var where, order string
 	var args []any
 	switch {
 	case q.URN == "":
@@ -186,9 +186,9 @@ func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge,
 		}
 		where, order = "1 = 1", "relationship, source_urn, destination_urn, source_aspect"
 	case q.Direction == catalog.Incoming:
-		where, order, other = "destination_urn = ?", "relationship, source_urn, source_aspect", "source_urn"
+		where, order = "destination_urn = ?", "relationship, source_urn, source_aspect"
 	case q.Direction == catalog.Outgoing:
-		where, order, other = "source_urn = ?", "relationship, destination_urn, source_aspect", "destination_urn"
+		where, order = "source_urn = ?", "relationship, destination_urn, source_aspect"
 	default:
 		return nil, 0, catalog.Errorf(catalog.Invalid, "edge direction %q: want %s or %s", q.Direction, catalog.Incoming, catalog.Outgoing)
 	}
@@ -203,11 +203,7 @@ func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge,
 		args = append(args, r.db.q.listArg(q.Relationships))
 	}
 	start := max(q.Start, 0)
-	live := "FALSE"
-	if q.Live && other != "" {
-		live = r.db.q.liveExpr("edge." + other)
-	}
-	page := "SELECT source_urn, relationship, destination_urn, source_aspect, created_on, created_actor, properties, " + live + " FROM edge WHERE " +
+	page := "SELECT source_urn, relationship, destination_urn, source_aspect, created_on, created_actor, properties FROM edge WHERE " +
 		where + " ORDER BY " + order
 	pageArgs := args
 	if q.Count > 0 || start > 0 {
@@ -229,7 +225,7 @@ func (r reader) Edges(ctx context.Context, q catalog.EdgeQuery) ([]catalog.Edge,
 		for rows.Next() {
 			var e catalog.Edge
 			var props []byte
-			if err := rows.Scan(&e.Source, &e.Relationship, &e.Destination, &e.SourceAspect, &e.Created.Time, &e.Created.Actor, &props, &e.Live); err != nil {
+			if err := rows.Scan(&e.Source, &e.Relationship, &e.Destination, &e.SourceAspect, &e.Created.Time, &e.Created.Actor, &props); err != nil {
 				return err
 			}
 			e.Properties = props

@@ -107,19 +107,6 @@ func (q queries) inList(col string) string {
 	return col + " IN (SELECT value FROM json_each(?))"
 }
 
-// liveExpr is a boolean expression: the entity whose URN is in column col
-// has a stored aspect and its status does not say removed. Both lookups are
-// probes of the aspect table's primary key, run inside the database for
-// each row, so a caller listing thousands of URNs does not read their rows.
-func (q queries) liveExpr(col string) string {
-	removed := "json_extract(s.metadata, '$.removed') = 1"
-	if q.pg {
-		removed = "(s.metadata::jsonb ->> 'removed') = 'true'"
-	}
-	return "(EXISTS (SELECT 1 FROM metadata_aspect_v2 a WHERE a.urn = " + col + ") AND NOT EXISTS (SELECT 1 FROM metadata_aspect_v2 s WHERE s.urn = " + col +
-		" AND s.aspect = 'status' AND s.version = 0 AND " + removed + "))"
-}
-
 // listArg encodes a list for inList.
 func (q queries) listArg(list []string) any {
 	if q.pg {
