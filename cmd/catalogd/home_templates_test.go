@@ -392,7 +392,7 @@ func TestHomePageEntitiesOpenAPIV3(t *testing.T) {
 			// app filters out.
 			ghost := "urn:li:dataHubPageModule:never-made"
 			srv.mustDo(t, 200, "POST", "/openapi/v3/entity/datahubpagetemplate?async=false", []any{map[string]any{"urn": tmpl, "dataHubPageTemplateProperties": map[string]any{"value": map[string]any{
-				"rows": []any{map[string]any{"modules": []any{ghost}}, map[string]any{"modules": []any{"urn:li:dataHubPageModule:top_domains"}}},
+				"rows":    []any{map[string]any{"modules": []any{ghost}}, map[string]any{"modules": []any{"urn:li:dataHubPageModule:top_domains"}}},
 				"surface": map[string]any{"surfaceType": "HOME_PAGE"}, "visibility": map[string]any{"scope": "GLOBAL"}, "created": stamp, "lastModified": stamp}}}})
 			if got, want := rows(), `[{"modules":[{"exists":false,"urn":"`+ghost+`"}]},`+top+`]`; got != want {
 				t.Errorf("rows naming a module never made = %s, want %s", got, want)
