@@ -212,8 +212,7 @@ func (r *Resolver) mergeSiblingLineage(ctx context.Context, svc *graph.Service, 
 // field (schemaField) that has no aspect of its own lives with its parent,
 // whose schema holds it. An entity exists when its key aspect is stored
 // (ingest writes it with the first aspect), so only key and status aspects
-// are read: a dataset with 10,000 upstreams reads 10,000 small rows, not
-// every aspect of each (BenchmarkUIPages: 234 ms before at 100k).
+// are read, not every aspect of each.
 func (r *Resolver) live(ctx context.Context, urns []string) (map[string]bool, error) {
 	names := []string{"status"}
 	for _, u := range urns {

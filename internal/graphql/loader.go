@@ -18,9 +18,9 @@ import (
 // that the owners of a dataset or the hits of a search cost one query, not
 // one each. A read of a URN nobody wanted fetches that URN alone: a lineage
 // page wants its 1,000 entities, and reading the one actor of its edges
-// must not load all of them when the page selects only their URNs. A read waits for a URN being fetched by another resolver instead
-// of fetching it again. It is safe for concurrent use by the resolvers of
-// one request.
+// must not load all of them when the page selects only their URNs. A read
+// waits for a URN being fetched by another resolver instead of fetching it
+// again. It is safe for concurrent use by the resolvers of one request.
 type loader struct {
 	store catalog.Reader
 	reg   *registry.Registry
