@@ -215,23 +215,10 @@ func (r *mutationResolver) DeletePageTemplate(ctx context.Context, in model.Dele
 	if err := r.mayChangePage(ctx, "page template", in.Urn, cur.Visibility.Scope == models.PageTemplateScopeGlobal, cur.Created.Actor); err != nil {
 		return false, err
 	}
-	users, err := r.referencing(ctx, in.Urn, "HasPersonalPageTemplate", "corpUserSettings")
-	if err != nil {
-		return false, err
-	}
-	var refs []catalog.Proposal
-	for _, u := range users {
-		refs = append(refs, edited(u, "corpUserSettings", func(m *map[string]any, found bool) bool {
-			hp, _ := (*m)["homePage"].(map[string]any)
-			if !found || hp == nil || hp["pageTemplate"] != in.Urn {
-				return false
-			}
-			delete(hp, "pageTemplate")
-			return true
-		}))
-	}
+	// The delete itself takes the template out of the users' settings
+	// that name it (HasPersonalPageTemplate), in the same transaction.
 	del := catalog.Proposal{EntityType: "dataHubPageTemplate", EntityURN: in.Urn, ChangeType: catalog.Delete, AspectName: "dataHubPageTemplateKey"}
-	if err := r.deleteWithReferences(auth.Preauthorized(ctx), del, refs); err != nil {
+	if err := r.write(auth.Preauthorized(ctx), del); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -399,8 +386,10 @@ func (r *mutationResolver) DeletePageModule(ctx context.Context, in model.Delete
 			return true
 		}))
 	}
+	// One request: the rows edited here (a row left empty goes, which the
+	// delete's own reference removal would keep) and the delete.
 	del := catalog.Proposal{EntityType: "dataHubPageModule", EntityURN: in.Urn, ChangeType: catalog.Delete, AspectName: "dataHubPageModuleKey"}
-	if err := r.deleteWithReferences(auth.Preauthorized(ctx), del, refs); err != nil {
+	if err := r.write(auth.Preauthorized(ctx), append(refs, del)...); err != nil {
 		return false, err
 	}
 	return true, nil
