@@ -417,12 +417,15 @@ func (s *Search) anyStored(ctx context.Context, x querier, types []string) (bool
 // it first sets what searches need of the planner: an index for every text
 // condition (the tsvectors live outside the rows, so a scan filtering on
 // them reads each one, which the planner does not count), a plan for the
-// values at hand (the selectivity of a word varies by orders of magnitude)
-// and no JIT compilation, which costs more than these statements run.
+// values at hand (the selectivity of a word varies by orders of magnitude),
+// no JIT compilation, which costs more than these statements run, and no
+// parallel workers: a broad query's counted hits are the first maxTotal its
+// plan yields, and workers racing to yield them made its facet counts
+// differ from one request to the next.
 func (s *Search) read(ctx context.Context, f func(querier) error) error {
 	return s.db.searchSnapshot(ctx, func(x querier) error {
 		if s.db.q.pg {
-			if _, err := x.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan"); err != nil {
+			if _, err := x.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL max_parallel_workers_per_gather = 0"); err != nil {
 				return err
 			}
 		}
@@ -438,9 +441,6 @@ type windowAsk struct {
 	byURN int
 	// all asks for every hit's id when there are at most that many.
 	all int
-	// tier (PostgreSQL) is a tsquery: the ids of the window's hits
-	// matching it.
-	tier string
 	// entities asks for the number of hits of each entity type.
 	entities bool
 }
@@ -448,10 +448,8 @@ type windowAsk struct {
 // windowGot is what a window pass found.
 type windowGot struct {
 	total       int
-	byURN, all  []int64 // nil unless asked and known
-	tier        []int64
-	tierPresent bool
-	entities    map[string]int // nil unless asked
+	byURN, all []int64        // nil unless asked and known
+	entities   map[string]int // nil unless asked
 }
 
 // complete reports whether the window held every hit.
@@ -471,16 +469,7 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	// decode than to count.
 	cols := "d.id"
 	sel := []string{"count(*)"}
-	var args []any
-	if ask.tier != "" {
-		// Tested on the row each hit's facets are read from anyway: the
-		// tier's documents through the index instead cost a heap visit
-		// each, for every document of the tier rather than the window's
-		// (982 ms for a word in every name of 100,000 datasets, 60 ms so).
-		cols += ", d.tsv @@ ?::tsquery AS t1"
-		args = append(args, ask.tier)
-	}
-	args = append(args, w.args...)
+	args := append([]any{}, w.args...)
 	if ask.facets {
 		cols += ", d.fids"
 		sel = append(sel, "coalesce(string_agg(h.fids, ''::bytea), ''::bytea)")
@@ -498,11 +487,8 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		cols += ", d.entity"
 		sel = append(sel, "(SELECT coalesce(string_agg(g.e || '=' || g.n, ','), '') FROM (SELECT h4.entity e, count(*) n FROM h h4 GROUP BY h4.entity) g)")
 	}
-	if ask.tier != "" {
-		sel = append(sel, "coalesce(string_agg(h.id::text, ',') FILTER (WHERE h.t1), '')")
-	}
 	var run []byte
-	var byURN, all, tier, ents sql.NullString
+	var byURN, all, ents sql.NullString
 	dest := []any{&got.total}
 	if ask.facets {
 		dest = append(dest, &run)
@@ -515,9 +501,6 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	}
 	if ask.entities {
 		dest = append(dest, &ents)
-	}
-	if ask.tier != "" {
-		dest = append(dest, &tier)
 	}
 	stmt := "WITH h AS MATERIALIZED (SELECT " + cols + hits + ") SELECT " + strings.Join(sel, ", ") + " FROM h"
 	if err := x.QueryRowContext(ctx, s.db.q.rebind(stmt), args...).Scan(dest...); err != nil {
@@ -539,10 +522,6 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		if got.entities, err = parseCounts(ents.String); err != nil {
 			return got, err
 		}
-	}
-	if tier.Valid {
-		got.tierPresent = true
-		got.tier, err = parseIDs(tier.String)
 	}
 	return got, err
 }

@@ -39,7 +39,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	first := 1 // tier 0 alone rarely settles a page: a hit outside it can score 4 a word from bucket 1
 	ask := windowAsk{facets: facets, entities: q.EntityCounts}
 	if q.Count > 0 {
-		ask.all, ask.tier = limit, tsTier(tokens, first)
+		ask.all = limit
 	}
 	got, err := s.window(ctx, x, from, w, ask, counts)
 	if err != nil {
@@ -91,28 +91,31 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	for id := range exact {
 		ids = append(ids, id)
 	}
-	switch {
-	case got.all != nil:
+	if got.all != nil {
 		// Few hits: score them all.
 		if err := byID(append(ids, got.all...)); err != nil {
 			return nil, err
 		}
 		s.trace(-1, false)
 		return s.pageOf(cands, q.Start, k), nil
-	case got.complete() && got.tierPresent && len(got.tier) <= limit:
-		// The window listed the first tier's hits.
-		if err := byID(append(ids, got.tier...)); err != nil {
+	}
+	var tier []int64
+	if got.complete() {
+		// A typical query's first tier is a handful of documents, listed
+		// through the index; a broad one's is cut below instead.
+		if tier, err = s.fewHits(ctx, x, match+" & "+tsTier(tokens, first), conds, limit); err != nil {
 			return nil, err
 		}
+	}
+	if err := byID(append(ids, tier...)); err != nil {
+		return nil, err
+	}
+	if tier != nil {
 		if s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(first)) {
 			s.trace(first, false)
 			return s.pageOf(cands, q.Start, k), nil
 		}
 		first++
-	default:
-		if err := byID(ids); err != nil {
-			return nil, err
-		}
 	}
 	for j := first; j < buckets; j++ {
 		if !s.bucketUsed[j] && j < buckets-1 {
@@ -132,6 +135,32 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		}
 	}
 	return s.pageOf(cands, q.Start, k), nil
+}
+
+// fewHits returns the ids of the documents matching the tsquery text and
+// conds when there are at most limit of them, and nil otherwise. The
+// window does not test its hits for the tier instead: a document's tsvector
+// is often stored outside its row, and reading it for each of thousands of
+// hits cost more than this statement, which reads limit+1 rows at most.
+func (s *Search) fewHits(ctx context.Context, x querier, text string, conds where, limit int) ([]int64, error) {
+	args := append(append([]any{text}, conds.args...), int64(limit+1))
+	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+conds.sql()+" LIMIT ?"), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil || len(ids) > limit {
+		return nil, err
+	}
+	return ids, nil
 }
 
 // trace reports to tests which tier settled a page (-1: every hit was
