@@ -447,7 +447,7 @@ type windowAsk struct {
 
 // windowGot is what a window pass found.
 type windowGot struct {
-	total       int
+	total      int
 	byURN, all []int64        // nil unless asked and known
 	entities   map[string]int // nil unless asked
 }
