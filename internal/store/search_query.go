@@ -45,6 +45,16 @@ func likeEscape(s string) string {
 // index (full text, browse paths) finds the documents, which the filter
 // then tests one by one.
 func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHideRemoved, driven bool) error {
+	return s.docCondsFor(w, types, f, alwaysHideRemoved, driven, false)
+}
+
+// docCondsFor is docConds; walk says that the query walks the documents in
+// URN order and stops at its page (pageByURN), which SQLite's planner does
+// through the entity index only for an equality: the IN of a list hides
+// that it holds one type. Elsewhere the IN stays, for a planner that would
+// take the same walk for a window of 10,000 hits of a filter on 2% of the
+// documents, through half of them.
+func (s *Search) docCondsFor(w *where, types []string, f catalog.Filter, alwaysHideRemoved, driven, walk bool) error {
 	q := s.db.q
 	entity, removed := "d.entity", "d.removed"
 	if driven && q.pg {
@@ -54,7 +64,10 @@ func (s *Search) docConds(w *where, types []string, f catalog.Filter, alwaysHide
 		// reading each one's tsvector.
 		entity, removed = "(d.entity || '')", "(d.removed + 0)"
 	}
-	if len(types) > 0 {
+	switch {
+	case walk && len(types) == 1 && !q.pg:
+		w.add(entity+" = ?", types[0])
+	case len(types) > 0:
 		w.add(q.inList(entity), q.listArg(types))
 	}
 	if alwaysHideRemoved || !search.RemovedFilter(f) {
@@ -610,6 +623,17 @@ func (s *Search) pageByURN(ctx context.Context, x querier, q catalog.SearchQuery
 	if q.Count == 0 || q.Start >= total {
 		return nil, nil
 	}
+	if from == "search_doc d" && !s.db.q.pg && len(q.EntityTypes) == 1 && q.Start+q.Count <= maxWalk {
+		// Called for a window of maxTotal hits or more: the walk through
+		// the entity index in URN order meets the page's hits after
+		// about (start+count)/total of the documents. Reading every hit
+		// and sorting them took 21 ms for a tag on 2% of 1M datasets, the
+		// walk 0.1 ms; deep pages are still sorted.
+		w = where{}
+		if err := s.docCondsFor(&w, q.EntityTypes, q.Filter, false, false, true); err != nil {
+			return nil, err
+		}
+	}
 	args := append(append([]any{}, w.args...), int64(q.Count), int64(q.Start))
 	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
 	if err != nil {
@@ -626,6 +650,10 @@ func (s *Search) pageByURN(ctx context.Context, x querier, q catalog.SearchQuery
 	}
 	return ids, rows.Err()
 }
+
+// maxWalk bounds the pages pageByURN finds by walking the documents in URN
+// order.
+const maxWalk = 1000
 
 // ranked is a hit as the page ranking sees it.
 type ranked struct {
