@@ -22,7 +22,7 @@ import (
 // are the page: Go sorts them when they are few, SQLite otherwise. With
 // fewer than k, SQLite scores and sorts every hit for the page. Exact name
 // matches are scored apart and rank first. The pages, totals and facets
-// are those of reading every hit in Go (onePass before).
+// are those that handing every hit to Go and ranking them there gives.
 //
 // A two-word search of 1M datasets matches 7,000-20,000 of them, of which a
 // few hundred have a word in a name. Handing each hit to Go cost several
