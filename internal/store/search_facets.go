@@ -171,17 +171,37 @@ func encodeFIDs(keys []string, ids map[string]uint32) []byte {
 	return b
 }
 
-// countFIDs adds the numbers of a run of fids columns to counts.
+// countFIDs adds the numbers of a run of fids columns to counts. The
+// numbers are small (one per filter value ever indexed) and a run repeats
+// few of them many times: they are counted in a slice, and the map updated
+// once per number. A map update per value was a millisecond of a search
+// counting the facets of 10,000 hits.
 func countFIDs(run []byte, counts map[uint32]int) {
+	var dense []int32
 	for len(run) > 0 {
 		n, w := binary.Uvarint(run)
 		if w <= 0 {
-			return
+			break
 		}
-		counts[uint32(n)]++
 		run = run[w:]
+		if n >= maxDenseFID {
+			counts[uint32(n)]++
+			continue
+		}
+		if int(n) >= len(dense) {
+			dense = append(dense, make([]int32, max(int(n)+1, 2*len(dense), 256)-len(dense))...)
+		}
+		dense[n]++
+	}
+	for n, c := range dense {
+		if c > 0 {
+			counts[uint32(n)] += int(c)
+		}
 	}
 }
+
+// maxDenseFID bounds the numbers countFIDs counts in a slice.
+const maxDenseFID = 1 << 16
 
 // facetCounts turns counts by number into counts by field and value, for
 // the fields asked; numbers not cached yet are read in x.

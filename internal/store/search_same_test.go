@@ -75,7 +75,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 	}
 	sqlite, pg := open(openSQLite(t)), open(openPostgres(t))
 	var queries []catalog.SearchQuery
-	for _, text := range append(vocab, "every", "orders customer", "daily rev", "zephyr orders", "ord", "revenue stock ledger", "every orders", "t007", "nothing") {
+	for _, text := range append(vocab, "every", "orders customer", "daily rev", "zephyr orders", "ord", "revenue stock ledger", "every orders", "t007", "nothing", "123", "orders 12") {
 		for _, page := range [][2]int{{0, 10}, {10, 10}, {0, 3}, {5, 40}} {
 			queries = append(queries, catalog.SearchQuery{Text: text, EntityTypes: []string{"dataset"}, Facets: []string{"platform", "tags"}, Start: page[0], Count: page[1]})
 		}
@@ -88,11 +88,23 @@ func TestSearchSameOnBothStores(t *testing.T) {
 	var tier int
 	var cut bool
 	store.TraceTiers(pg, func(t int, c bool) { tier, cut = t, c })
+	// SQLite sorts the hits scoring more than any hit without a word in a
+	// name when there are enough of them: its pages are checked against
+	// PostgreSQL's, which come from its tiers, or from every hit scored.
+	sqliteTier := -2
+	store.TraceTiers(sqlite, func(t int, _ bool) { sqliteTier = t })
 	seen := map[string]bool{}
 	for _, q := range queries {
+		sqliteTier = -2
 		want, err := sqlite.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
+		}
+		switch sqliteTier {
+		case -1:
+			seen["SQLite: every hit scored"] = true
+		case 1:
+			seen["SQLite: the hits with a word in a name"] = true
 		}
 		tier, cut = -2, false
 		got, err := pg.Search(ctx, q)
@@ -129,7 +141,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 			t.Errorf("search %q [%d, +%d), walked (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(walked), describe(want))
 		}
 	}
-	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut"} {
+	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut", "SQLite: every hit scored", "SQLite: the hits with a word in a name"} {
 		if !seen[path] {
 			t.Errorf("no query was ranked by %s", path)
 		}

@@ -198,3 +198,103 @@ func TestWALBufferAfterRollback(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchesMapTheFile checks the VFS's memory map of the database file
+// that searches read through: searches see every committed document while
+// the file grows past the mapped size and after it shrinks below it (a
+// VACUUM, then a checkpoint that truncates the file), and the mapping
+// covers the whole file.
+func TestSearchesMapTheFile(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "map.db")
+	db, err := store.Open(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := db.OpenSearch(ctx, []catalog.SearchField{{Name: "name", Type: "WORD_GRAM", Boost: 10, QueryByDefault: true}, {Name: "description", Type: "TEXT", Boost: 1, QueryByDefault: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := func(from, to int) []catalog.Document {
+		var out []catalog.Document
+		for i := from; i < to; i++ {
+			out = append(out, catalog.Document{URN: fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:p,t%06d,PROD)", i), EntityType: "dataset",
+				Fields: map[string][]any{"name": {fmt.Sprintf("shared t%06d", i)}, "description": {strings.Repeat(fmt.Sprintf("pad%d ", i), 200)}}})
+		}
+		return out
+	}
+	count := func(want int) {
+		t.Helper()
+		res, err := s.Search(ctx, catalog.SearchQuery{Text: "shared", EntityTypes: []string{"dataset"}, Count: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Total != want {
+			t.Fatalf("search counted %d documents, want %d", res.Total, want)
+		}
+	}
+	mapped := func() int64 {
+		t.Helper()
+		f, err := os.Open("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var size int64
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) == 6 && fields[5] == file {
+				lo, hi, _ := strings.Cut(fields[0], "-")
+				a, _ := strconv.ParseUint(lo, 16, 64)
+				b, _ := strconv.ParseUint(hi, 16, 64)
+				size = max(size, int64(b-a))
+			}
+		}
+		return size
+	}
+	if err := s.Upsert(ctx, docs(0, 500)); err != nil {
+		t.Fatal(err)
+	}
+	count(500)
+	if err := s.Upsert(ctx, docs(500, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	count(3000)
+	if _, err := db.Bun().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	count(3000)
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := mapped(); m < fi.Size()-int64(os.Getpagesize()) {
+		t.Errorf("%d bytes of the %d-byte file mapped", m, fi.Size())
+	}
+	var urns []string
+	for _, d := range docs(100, 3000) {
+		urns = append(urns, d.URN)
+	}
+	if err := s.Delete(ctx, urns); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"} {
+		if _, err := db.Bun().ExecContext(ctx, st); err != nil {
+			t.Fatal(st, err)
+		}
+	}
+	small, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Size() >= fi.Size() {
+		t.Fatalf("the file did not shrink: %d bytes, %d before", small.Size(), fi.Size())
+	}
+	count(100)
+	if err := s.Upsert(ctx, docs(3000, 3500)); err != nil {
+		t.Fatal(err)
+	}
+	count(600)
+}

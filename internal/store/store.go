@@ -204,8 +204,11 @@ func openSQLite(path string, o options) (*DB, error) {
 	// copy into a connection's page cache) made them about twice as slow.
 	// Their few connections have a pool of their own so that the other
 	// readers, whose mappings would each count the same pages again in the
-	// process's RSS, keep to their page caches.
-	searchdb := sql.OpenDB(sqliteConnector{path: path, pragmas: append(pragmas[:len(pragmas):len(pragmas)], "mmap_size = 4294967296")})
+	// process's RSS, keep to their page caches. The limit is far above any
+	// catalog's size (it is address space, not memory): the C library's
+	// VFS maps at most 2 GB whatever it says, and catalogd's maps the
+	// whole file (see wcFetch).
+	searchdb := sql.OpenDB(sqliteConnector{path: path, pragmas: append(pragmas[:len(pragmas):len(pragmas)], "mmap_size = 1099511627776")})
 	searchdb.SetMaxOpenConns(runtime.GOMAXPROCS(0))
 	searchdb.SetMaxIdleConns(runtime.GOMAXPROCS(0))
 	sqldb.SetMaxOpenConns(o.maxConns)
