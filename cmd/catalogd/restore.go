@@ -5,10 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/registry"
 )
+
+// restoreMemoryLimit is the Go heap size restore-indices lets the collector
+// wait for, unless GOMEMLIMIT says otherwise.
+const restoreMemoryLimit = 1 << 30
 
 // runRestoreIndices rebuilds every search document and graph edge from the
 // stored aspects: after a crash of an external engine, a registry change
@@ -23,6 +28,15 @@ func runRestoreIndices(ctx context.Context, args []string, getenv func(string) s
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		// A full restore holds several batches of documents at once
+		// while it builds them on every core and writes two at a time
+		// (about 15 MB a batch of 5,000 aspects on PostgreSQL, whose
+		// tsvectors are kept as lexemes): under the server's memory limit
+		// the collector ran without pause, and a restore of 800,000
+		// aspects took 105-129 s instead of 70.
+		debug.SetMemoryLimit(restoreMemoryLimit)
 	}
 	db, err := sf.open(ctx)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -223,8 +225,12 @@ type page struct {
 }
 
 // pipeline writes a rebuild of a reset in-store index: while one batch is
-// written, the next batch's edges are decoded and its documents built and
-// converted to rows, on the other core, outside the write transaction.
+// written, the next batches' edges are decoded and their documents built
+// and converted to rows outside the write transaction, on as many
+// goroutines as there are cores. Built on one goroutine and written one
+// batch at a time, the documents of a PostgreSQL restore of 800,000
+// aspects took 48 s to go in while the database's backends used less than
+// half a core.
 func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan page, res *RestoreResult, progress func()) error {
 	dr, ok := si.w.(DocResetter)
 	if !ok {
@@ -237,51 +243,101 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out := make(chan prepared, 1)
+	const writers = 2
+	workers := max(1, runtime.GOMAXPROCS(0))
+	// Each page's result comes through a channel of its own, queued in
+	// page order.
+	out := make(chan chan prepared, workers)
 	go func() {
 		defer close(out)
+		sem := make(chan struct{}, workers)
 		for p := range pages {
-			var b prepared
-			if p.err != nil {
-				b.err = fmt.Errorf("restore indices: %w", p.err)
-			} else if b.loaded, b.err = r.load(p.rows); b.err == nil && len(b.entities) > 0 {
-				docs, _, err := si.b.documentsFrom(ctx, r.store, b.entities)
-				if err != nil {
-					b.err = fmt.Errorf("restore indices: %w", err)
-				} else {
-					b.docs = dr.PrepareDocuments(docs)
-				}
-			}
+			done := make(chan prepared, 1)
 			select {
-			case out <- b:
+			case out <- done:
 			case <-ctx.Done():
 				return
 			}
-			if b.err != nil {
+			if p.err != nil {
+				done <- prepared{err: fmt.Errorf("restore indices: %w", p.err)}
 				return
 			}
-		}
-	}()
-	for b := range out {
-		if b.err != nil {
-			return b.err
-		}
-		res.Rows += b.rows
-		res.Ignored += b.ignored
-		if len(b.entities) > 0 {
-			res.Entities += len(b.entities)
-			if err := r.store.Update(ctx, func(tx catalog.Tx) error {
-				if len(b.edges) > 0 {
-					if err := tx.ReplaceEdges(ctx, b.edges); err != nil {
-						return err
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func(rows []catalog.Aspect) {
+				defer func() { <-sem }()
+				var b prepared
+				if b.loaded, b.err = r.load(rows); b.err == nil && len(b.entities) > 0 {
+					docs, _, err := si.b.documentsFrom(ctx, r.store, b.entities)
+					if err != nil {
+						b.err = fmt.Errorf("restore indices: %w", err)
+					} else {
+						b.docs = dr.PrepareDocuments(docs)
 					}
 				}
-				return dr.InsertPrepared(ctx, tx, b.docs)
-			}); err != nil {
-				return err
-			}
+				done <- b
+			}(p.rows)
 		}
-		progress()
+	}()
+	// Two batches are written at once, on two connections: a batch's
+	// transaction alternates between encoding rows here and the database
+	// taking them in, and one at a time left both cores half idle.
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next := range out {
+				var b prepared
+				select {
+				case b = <-next:
+				case <-ctx.Done():
+					return
+				}
+				if b.err != nil {
+					fail(b.err)
+					return
+				}
+				if len(b.entities) > 0 {
+					if err := r.store.Update(ctx, func(tx catalog.Tx) error {
+						if len(b.edges) > 0 {
+							if err := tx.ReplaceEdges(ctx, b.edges); err != nil {
+								return err
+							}
+						}
+						return dr.InsertPrepared(ctx, tx, b.docs)
+					}); err != nil {
+						fail(err)
+						return
+					}
+				}
+				mu.Lock()
+				res.Rows += b.rows
+				res.Ignored += b.ignored
+				res.Entities += len(b.entities)
+				progress()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
 	}
 	return ctx.Err()
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
+	"golang.org/x/sync/errgroup"
 )
 
 // Search is the in-store search engine: SQLite FTS5 in the embedded mode,
@@ -732,7 +733,7 @@ func (s *Search) row(d catalog.Document) docRow {
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	if s.db.q.pg {
-		r.tsv = tsWords(r.text[:])
+		r.tsv = tsBuckets(once.seen)
 		r.acv = tsVector(r.ac)
 	}
 	r.fields = stored.encode()
@@ -934,21 +935,40 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 // gives PostgreSQL's planner the statistics of the new rows: without them
 // it took the full-text condition for an unselective one and read every
 // document.
+//
+// The two indexes are built at once, on two connections (CREATE INDEX
+// takes a lock that lets another one run beside it), with the other
+// tables analyzed beside the longer build: PostgreSQL 15 builds a GIN
+// index on one core, and the words' index (27 s of a restore of 100,000
+// documents, the autocomplete words' index 1.5 s and ANALYZE 1.7 s) left
+// the other core idle. search_doc is analyzed last: ANALYZE waits for the
+// builds' locks.
 func (s *Search) FinishReset(ctx context.Context) error {
 	if !s.db.q.pg {
 		return nil
 	}
-	err := s.db.Update(ctx, func(ctx2 catalog.Tx) error {
-		tx := ctx2.(*Tx)
-		stmts := append([]string{"SET LOCAL maintenance_work_mem = '256MB'"}, pgTextIndexes...)
-		stmts = append(stmts, "ANALYZE search_doc, search_body, search_kw, search_browse")
-		for _, st := range stmts {
-			if _, err := tx.q.ExecContext(ctx, st); err != nil {
-				return err
+	run := func(ctx context.Context, stmts ...string) error {
+		tx, err := s.db.sql.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		for _, st := range append([]string{"SET LOCAL maintenance_work_mem = '256MB'"}, stmts...) {
+			if _, err := tx.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("%s: %w", st, err)
 			}
 		}
-		return nil
+		return tx.Commit()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return run(gctx, pgTextIndexes[0]) })
+	g.Go(func() error {
+		return run(gctx, pgTextIndexes[1], "ANALYZE search_body, search_kw, search_browse")
 	})
+	err := g.Wait()
+	if err == nil {
+		err = run(ctx, "ANALYZE search_doc")
+	}
 	if err != nil {
 		return s.db.fail(ctx, err, "create the full-text indexes")
 	}
@@ -1012,6 +1032,15 @@ func (s *Search) InsertPrepared(ctx context.Context, ctx2 catalog.Tx, docs searc
 	rows, ok := docs.(docRows)
 	if !ok {
 		return fmt.Errorf("search: documents %T were not prepared by this engine", docs)
+	}
+	if tx.db.q.pg {
+		// A rebuild's commits need not wait for the WAL to reach the
+		// disk: FinishReset's commit, which waits, makes them durable,
+		// and a crash before it loses at most the last batches, which
+		// the rerun a crashed rebuild needs anyway writes again.
+		if _, err := tx.q.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return tx.db.fail(ctx, err, "write %d search documents", len(rows))
+		}
 	}
 	if err := s.insertNew(ctx, tx, rows, false, true); err != nil {
 		return tx.db.fail(ctx, err, "write %d search documents", len(rows))
