@@ -614,12 +614,17 @@ func (s *Search) pageByURN(ctx context.Context, x querier, q catalog.SearchQuery
 		}
 	}
 	args := append(append([]any{}, w.args...), int64(q.Count), int64(q.Start))
-	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
+	return queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM "+from+" WHERE "+w.sql()+" ORDER BY d.urn LIMIT ? OFFSET ?"), args...)
+}
+
+// queryIDs runs a statement of one id column and returns the ids, never nil.
+func queryIDs(ctx context.Context, x querier, stmt string, args ...any) ([]int64, error) {
+	rows, err := x.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []int64
+	ids := []int64{}
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {

@@ -144,20 +144,8 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 // hits cost more than this statement, which reads limit+1 rows at most.
 func (s *Search) fewHits(ctx context.Context, x querier, text string, conds where, limit int) ([]int64, error) {
 	args := append(append([]any{text}, conds.args...), int64(limit+1))
-	rows, err := x.QueryContext(ctx, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+conds.sql()+" LIMIT ?"), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil || len(ids) > limit {
+	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+conds.sql()+" LIMIT ?"), args...)
+	if err != nil || len(ids) > limit {
 		return nil, err
 	}
 	return ids, nil
