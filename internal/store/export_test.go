@@ -40,3 +40,11 @@ func TraceTiers(s *Search, f func(tier int, cut bool)) { s.traceTier = f }
 // ranking tier's first hits in URN order, so that small corpora take
 // that path.
 func SetWalkFrom(s *Search, n int) { s.walkFrom = n }
+
+// SetSampleHits sets the hits a sample of documents is chosen to hold (see
+// sampleLevel), so that small corpora count common words over samples.
+func SetSampleHits(s *Search, n float64) { s.sampleHits = n }
+
+// TraceSamples makes s report the sample level each PostgreSQL search
+// counted over first and whether that sample held the hits counted.
+func TraceSamples(s *Search, f func(level int, full bool)) { s.traceSample = f }

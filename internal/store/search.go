@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -73,6 +74,16 @@ type Search struct {
 	walkFrom int
 	// traceTier, set by tests, learns how rankTiers ranked a page.
 	traceTier func(tier int, cut bool)
+	// samples numbers the documents written, for their sample words;
+	// stats are PostgreSQL's statistics of their words, and sampleHits
+	// the hits a sample is chosen to hold (see sampleLevel): 1.5 times
+	// maxTotal, lowered by tests.
+	samples    sampleCounter
+	stats      atomic.Pointer[wordStats]
+	sampleHits float64
+	// traceSample, set by tests, learns which sample a search counted
+	// over and whether it held maxTotal hits.
+	traceSample func(level int, full bool)
 }
 
 var _ catalog.SearchIndex = (*Search)(nil)
@@ -118,7 +129,9 @@ var pgTextIndexes = []string{
 }
 
 func (db *DB) newSearch(fields []catalog.SearchField) *Search {
-	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates, walkFrom: maxTotal}
+	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates, walkFrom: maxTotal,
+		sampleHits: 1.5 * maxTotal}
+	s.samples.start()
 	for _, w := range bucketWeight {
 		x, _ := strconv.ParseFloat(w, 64) // constants that parse
 		s.weights = append(s.weights, x)
@@ -733,7 +746,7 @@ func (s *Search) row(d catalog.Document) docRow {
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	if s.db.q.pg {
-		r.tsv = tsBuckets(once.seen)
+		r.tsv = tsBuckets(once.seen, s.samples.next())
 		r.acv = tsVector(r.ac)
 	}
 	r.fields = stored.encode()

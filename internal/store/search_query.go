@@ -496,7 +496,7 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	}
 	cols := "d.id"
 	sel := []string{"count(*)"}
-	args := append([]any{}, w.args...)
+	var selArgs []any // the arguments of sel, in order
 	if ask.facets {
 		cols += ", d.fids"
 		if pg {
@@ -511,11 +511,17 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 	if ask.byURN > 0 {
 		cols += ", d.urn"
 		sel = append(sel, "(SELECT coalesce("+agg("p.id", "','", "p.urn")+", '') FROM (SELECT h2.id, h2.urn FROM h h2 ORDER BY h2.urn LIMIT ?) p)")
-		args = append(args, int64(ask.byURN))
+		selArgs = append(selArgs, int64(ask.byURN))
 	}
 	if ask.all > 0 {
-		sel = append(sel, "CASE WHEN count(*) <= ? THEN coalesce("+agg("h.id", "','", "")+", '') END")
-		args = append(args, int64(ask.all))
+		// The list is built for every hit, and array_agg costs less
+		// than string_agg over 10,000 of them; only a short one is sent.
+		list := agg("h.id", "','", "")
+		if pg {
+			list = "array_to_string(array_agg(h.id), ',')"
+		}
+		sel = append(sel, "CASE WHEN count(*) <= ? THEN coalesce("+list+", '') END")
+		selArgs = append(selArgs, int64(ask.all))
 	}
 	if ask.entities {
 		cols += ", d.entity"
@@ -537,8 +543,15 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		dest = append(dest, &ents)
 	}
 	stmt := "WITH h AS MATERIALIZED (SELECT " + cols + hits + ") SELECT " + strings.Join(sel, ", ") + " FROM h"
-	if len(sel) == 1 && !pg {
+	args := append(append([]any{}, w.args...), selArgs...)
+	switch {
+	case len(sel) == 1 && !pg:
 		stmt = "SELECT count(*) FROM (SELECT 1" + hits + ") h"
+	case pg && ask.byURN == 0 && !ask.entities:
+		// The hits are read once: materializing them first cost a
+		// third of the statement for 10,000 hits on PostgreSQL.
+		stmt = "SELECT " + strings.Join(sel, ", ") + " FROM (SELECT " + cols + hits + ") h"
+		args = append(append([]any{}, selArgs...), w.args...)
 	}
 	if err := x.QueryRowContext(ctx, s.db.q.rebind(stmt), args...).Scan(dest...); err != nil {
 		return got, err

@@ -41,7 +41,10 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	if q.Count > 0 {
 		ask.all = limit
 	}
-	got, err := s.window(ctx, x, from, w, ask, counts)
+	got, sampled, err := s.sampledWindow(ctx, x, from, tokens, conds, ask, counts)
+	if err == nil && !sampled {
+		got, err = s.window(ctx, x, from, w, ask, counts)
+	}
 	if err != nil {
 		return nil, err
 	}

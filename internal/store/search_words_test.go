@@ -24,6 +24,7 @@ func TestTextWordsOnce(t *testing.T) {
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
 			s := &Search{db: &DB{q: queries{pg: name == "postgres"}}, fields: map[string]catalog.SearchField{}}
+			s.samples.n.Store(sampleBlock) // the next document is in block 1, of no sample
 			for _, f := range fields {
 				s.fields[f.Name] = f
 			}
