@@ -48,3 +48,10 @@ func SetSampleHits(s *Search, n float64) { s.sampleHits = n }
 // TraceSamples makes s report the sample level each PostgreSQL search
 // counted over first and whether that sample held the hits counted.
 func TraceSamples(s *Search, f func(level int, full bool)) { s.traceSample = f }
+
+// TraceFewTiers makes s report the ranking tiers it lists through the index
+// because PostgreSQL's statistics estimate few hits in them.
+func TraceFewTiers(s *Search, f func(tier int)) { s.traceFew = f }
+
+// ForgetWordStats makes s read PostgreSQL's word statistics again.
+func ForgetWordStats(s *Search) { s.stats.Store(nil) }

@@ -82,8 +82,10 @@ type Search struct {
 	stats      atomic.Pointer[wordStats]
 	sampleHits float64
 	// traceSample, set by tests, learns which sample a search counted
-	// over and whether it held maxTotal hits.
+	// over and whether it held maxTotal hits; traceFew which tiers were
+	// listed through the index for the few hits estimated (fewInTier).
 	traceSample func(level int, full bool)
+	traceFew    func(tier int)
 }
 
 var _ catalog.SearchIndex = (*Search)(nil)

@@ -128,7 +128,21 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if j < len(bucketTags) {
 			text += " & " + tsTier(tokens, j)
 		}
-		read, err := walk(limit+1, text)
+		var hits []int64
+		if j < len(bucketTags) && s.fewInTier(tokens, j) {
+			if hits, err = s.fewHits(ctx, x, text, conds, limit); err != nil {
+				return nil, err
+			}
+		}
+		read := len(hits)
+		if hits != nil {
+			if s.traceFew != nil {
+				s.traceFew(j)
+			}
+			err = byID(hits)
+		} else {
+			read, err = walk(limit+1, text)
+		}
 		if err != nil {
 			return nil, err
 		}

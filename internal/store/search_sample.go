@@ -78,11 +78,21 @@ func withSampleWords(lex []pgtype.TSVectorLexeme, l int) []pgtype.TSVectorLexeme
 }
 
 // wordStats is what PostgreSQL's statistics say of the documents: their
-// number and the share of them holding each of the most common words.
+// number and the share of them holding each of the most common words (and
+// at most rest for any other word).
 type wordStats struct {
 	docs   float64
 	share  map[string]float64
+	rest   float64
 	loaded time.Time
+}
+
+// of returns the share of documents holding word, at most.
+func (st *wordStats) of(word string) float64 {
+	if f, ok := st.share[word]; ok {
+		return f
+	}
+	return st.rest
 }
 
 // statsAge is how long word statistics are used before being read again;
@@ -92,9 +102,12 @@ const statsAge = time.Minute
 // loadWordStats reads the statistics ANALYZE keeps of the tsvector
 // column: its most common lexemes (about a thousand) and their shares.
 func loadWordStats(ctx context.Context, x querier) (*wordStats, error) {
-	rows, err := x.QueryContext(ctx, `SELECT greatest(c.reltuples, 0)::float8, u.e, u.f::float8
+	// The frequencies end with the smallest of them, which bounds the
+	// share of the words not listed.
+	rows, err := x.QueryContext(ctx, `SELECT greatest(c.reltuples, 0)::float8, u.e, u.f::float8, u.rest::float8
 FROM pg_class c LEFT JOIN LATERAL (
-  SELECT u.e, u.f FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS u(e, f)
+  SELECT u.e, u.f, s.most_common_elem_freqs[cardinality(s.most_common_elems) + 1] AS rest
+  FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS u(e, f)
   WHERE s.schemaname = current_schema() AND s.tablename = 'search_doc' AND s.attname = 'tsv' AND u.e IS NOT NULL
 ) u ON true
 WHERE c.oid = 'search_doc'::regclass`)
@@ -102,15 +115,16 @@ WHERE c.oid = 'search_doc'::regclass`)
 		return nil, err
 	}
 	defer rows.Close()
-	st := &wordStats{share: map[string]float64{}, loaded: time.Now()}
+	// Without statistics, every word may be in every document.
+	st := &wordStats{share: map[string]float64{}, rest: 1, loaded: time.Now()}
 	for rows.Next() {
 		var e *string
-		var f *float64
-		if err := rows.Scan(&st.docs, &e, &f); err != nil {
+		var f, rest *float64
+		if err := rows.Scan(&st.docs, &e, &f, &rest); err != nil {
 			return nil, err
 		}
-		if e != nil && f != nil {
-			st.share[*e] = *f
+		if e != nil && f != nil && rest != nil {
+			st.share[*e], st.rest = *f, *rest
 		}
 	}
 	return st, rows.Err()
@@ -123,16 +137,15 @@ WHERE c.oid = 'search_doc'::regclass`)
 // query out. The last token is taken as a whole word: its exact hits are
 // among the prefix's.
 func (s *Search) sampleLevel(ctx context.Context, x querier, tokens []string) (int, error) {
-	st := s.stats.Load()
-	if st == nil || time.Since(st.loaded) > statsAge {
-		var err error
-		if st, err = loadWordStats(ctx, x); err != nil {
-			return 0, err
-		}
-		s.stats.Store(st)
+	st, err := s.wordStats(ctx, x)
+	if err != nil {
+		return 0, err
 	}
 	hits := st.docs
 	for _, t := range tokens {
+		if _, ok := st.share[t]; !ok {
+			return 0, nil
+		}
 		hits *= st.share[t]
 	}
 	if hits < 2*s.sampleHits {
@@ -140,6 +153,46 @@ func (s *Search) sampleLevel(ctx context.Context, x querier, tokens []string) (i
 	}
 	return min(int(math.Log2(hits/s.sampleHits)), maxSampleLevel), nil
 }
+
+// wordStats returns PostgreSQL's statistics of the documents' words, read
+// again once they are statsAge old.
+func (s *Search) wordStats(ctx context.Context, x querier) (*wordStats, error) {
+	st := s.stats.Load()
+	if st != nil && time.Since(st.loaded) <= statsAge {
+		return st, nil
+	}
+	st, err := loadWordStats(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	s.stats.Store(st)
+	return st, nil
+}
+
+// fewInTier reports whether PostgreSQL's statistics bound the hits of
+// ranking tier j (see tsTier) of a query of tokens to a few hundred, whose
+// entries in the full-text index are then cheap to read: such a tier is
+// listed through the index (fewHits) rather than looked for by walking the
+// documents in URN order, which a broad query's tiers need but which, for
+// a word in no name, read thousands of documents to find none. The last
+// token is a prefix, estimated as the whole word.
+func (s *Search) fewInTier(tokens []string, j int) bool {
+	st := s.stats.Load()
+	if st == nil || st.docs == 0 {
+		return false // never analyzed: nothing is known
+	}
+	hits := 0.0
+	for _, t := range tokens {
+		for b := 0; b <= j; b++ {
+			hits += st.docs * st.of(string(bucketTags[b])+t)
+		}
+	}
+	return hits <= fewTierHits
+}
+
+// fewTierHits bounds the estimated hits of a tier fewInTier lists through
+// the index.
+const fewTierHits = 500
 
 // sampledWindow counts a query of tokens over a sample (see sampleLevel)
 // and reports whether the sample held maxTotal hits; only then are its
