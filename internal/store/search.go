@@ -76,7 +76,7 @@ type Search struct {
 	traceTier func(tier int, cut bool)
 	// samples numbers the documents written, for their sample words;
 	// stats are PostgreSQL's statistics of their words, and sampleHits
-	// the hits a sample is chosen to hold (see sampleLevel): 1.5 times
+	// the hits a sample is chosen to hold (see sampleLevel): 1.25 times
 	// maxTotal, lowered by tests.
 	samples    sampleCounter
 	stats      atomic.Pointer[wordStats]
@@ -132,7 +132,7 @@ var pgTextIndexes = []string{
 
 func (db *DB) newSearch(fields []catalog.SearchField) *Search {
 	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates, walkFrom: maxTotal,
-		sampleHits: 1.5 * maxTotal}
+		sampleHits: 1.25 * maxTotal}
 	s.samples.start()
 	for _, w := range bucketWeight {
 		x, _ := strconv.ParseFloat(w, 64) // constants that parse

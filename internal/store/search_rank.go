@@ -56,6 +56,16 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return nil, nil
 	}
 	match := tsQuery(tokens)
+	// inTier is the tsquery of the hits of tier j. A token tagged with a
+	// bucket is in the document, so the tier of a one-word query needs no
+	// other condition; the query itself, whose last word is a prefix, made
+	// the index read every entry of a common word's prefix first.
+	inTier := func(j int) string {
+		if len(tokens) == 1 {
+			return tsTier(tokens, j)
+		}
+		return match + " & " + tsTier(tokens, j)
+	}
 	tests := append([]string{match}, tsBucketTests(tokens)...)
 	exact, err := s.exactDocs(ctx, x, q.Text)
 	if err != nil {
@@ -106,7 +116,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	if got.complete() {
 		// A typical query's first tier is a handful of documents, listed
 		// through the index; a broad one's is cut below instead.
-		if tier, err = s.fewHits(ctx, x, match+" & "+tsTier(tokens, first), conds, limit); err != nil {
+		if tier, err = s.fewHits(ctx, x, inTier(first), conds, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +136,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		}
 		text := match // the last tier: every hit
 		if j < len(bucketTags) {
-			text += " & " + tsTier(tokens, j)
+			text = inTier(j)
 		}
 		var hits []int64
 		if j < len(bucketTags) && s.fewInTier(tokens, j) {

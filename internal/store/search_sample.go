@@ -131,11 +131,13 @@ WHERE c.oid = 'search_doc'::regclass`)
 }
 
 // sampleLevel returns the sample level to count a query of tokens over
-// first, or 0 for none: the smallest sample expected to hold sampleMargin
-// times maxTotal hits, by the shares of its words (taken as independent),
-// when there is one; a word PostgreSQL does not list as common rules the
-// query out. The last token is taken as a whole word: its exact hits are
-// among the prefix's.
+// first, or 0 for none: the smallest sample expected to hold sampleHits
+// hits, by the shares of its words (taken as independent), when one of
+// half the documents or less does; a word PostgreSQL does not list as
+// common rules the query out. The last token is taken as a whole word: its
+// exact hits are among the prefix's. The expected hits are a little above
+// maxTotal: the sample's index entries cost less the smaller it is, and
+// one that falls short costs its reading on top of the whole query's.
 func (s *Search) sampleLevel(ctx context.Context, x querier, tokens []string) (int, error) {
 	st, err := s.wordStats(ctx, x)
 	if err != nil {
@@ -170,7 +172,7 @@ func (s *Search) wordStats(ctx context.Context, x querier) (*wordStats, error) {
 }
 
 // fewInTier reports whether PostgreSQL's statistics bound the hits of
-// ranking tier j (see tsTier) of a query of tokens to a few hundred, whose
+// ranking tier j (see tsTier) of a query of tokens to a few thousand, whose
 // entries in the full-text index are then cheap to read: such a tier is
 // listed through the index (fewHits) rather than looked for by walking the
 // documents in URN order, which a broad query's tiers need but which, for
@@ -191,8 +193,10 @@ func (s *Search) fewInTier(tokens []string, j int) bool {
 }
 
 // fewTierHits bounds the estimated hits of a tier fewInTier lists through
-// the index.
-const fewTierHits = 500
+// the index. The index reads 3,000 entries in about 0.3 ms, and a walk
+// took 1–2 ms (100,000 datasets); with PostgreSQL's default statistics
+// target, a word it does not list is estimated in 0.9% of the documents.
+const fewTierHits = 3000
 
 // sampledWindow counts a query of tokens over a sample (see sampleLevel)
 // and reports whether the sample held maxTotal hits; only then are its
