@@ -124,10 +124,11 @@ func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Se
 }
 
 // pgTextIndexes are the full-text indexes of PostgreSQL, which a full
-// rebuild drops and creates again once the documents are in.
+// rebuild drops and creates again once the documents are in, with the
+// short pending lists of migration 7.
 var pgTextIndexes = []string{
-	`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv)`,
-	`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac)`,
+	`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv) WITH (gin_pending_list_limit = 64)`,
+	`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac) WITH (gin_pending_list_limit = 64)`,
 }
 
 func (db *DB) newSearch(fields []catalog.SearchField) *Search {
@@ -243,6 +244,19 @@ func (s *Search) migrations() []Migration {
 			// keeps that scan to a few pages; the merges it makes more
 			// frequent cost about what they did in total.
 			_, err := tx.ExecContext(ctx, "ALTER INDEX search_doc_tsv SET (gin_pending_list_limit = 64); ALTER INDEX search_doc_ac SET (gin_pending_list_limit = 64)")
+			return err
+		},
+	}, {
+		Version: 8,
+		Name:    "short GIN pending lists after a rebuild",
+		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+			if dialect != Postgres {
+				return nil
+			}
+			// A rebuild created the indexes again without the setting
+			// of migration 7 (see pgTextIndexes). An index a rebuild
+			// left out is created with it at start.
+			_, err := tx.ExecContext(ctx, "ALTER INDEX IF EXISTS search_doc_tsv SET (gin_pending_list_limit = 64); ALTER INDEX IF EXISTS search_doc_ac SET (gin_pending_list_limit = 64)")
 			return err
 		},
 	}}

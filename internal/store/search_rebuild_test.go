@@ -74,3 +74,39 @@ func TestRebuildWithWriterMeanwhile(t *testing.T) {
 		}
 	}
 }
+
+// TestRebuiltIndexesKeepShortPendingLists checks that the full-text indexes
+// a rebuild creates again keep their short GIN pending lists: with the
+// default 4 MB, a search after an ingest read hundreds of pending pages.
+func TestRebuiltIndexesKeepShortPendingLists(t *testing.T) {
+	if os.Getenv(postgresEnv) == "" {
+		t.Skip(postgresEnv + " is not set")
+	}
+	ctx := context.Background()
+	db := openPostgres(t)
+	s, err := db.OpenSearch(ctx, []catalog.SearchField{{Name: "name", Type: "WORD_GRAM", Boost: 10, QueryByDefault: true, Autocomplete: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, index := range []string{"search_doc_tsv", "search_doc_ac"} {
+			var opts string
+			err := db.Bun().DB.QueryRowContext(ctx, "SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass", index).Scan(&opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opts != "gin_pending_list_limit=64" {
+				t.Errorf("%s: index %s has options %q, want gin_pending_list_limit=64", when, index, opts)
+			}
+		}
+	}
+	check("opened")
+	if err := db.Update(ctx, func(tx catalog.Tx) error { return s.ResetDocuments(ctx, tx) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishReset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("rebuilt")
+}
