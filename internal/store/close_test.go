@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -75,4 +76,33 @@ func openFilesUnder(t *testing.T, dir string) []string {
 		}
 	}
 	return open
+}
+
+// TestOpenFailureStopsBackgroundWork checks that a store that fails to
+// open leaves nothing running: its checkpointer went on, on a closed pool,
+// for as long as the process lived.
+func TestOpenFailureStopsBackgroundWork(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "catalog.db")
+	if err := os.WriteFile(file, []byte(strings.Repeat("not a database ", 512)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if db, err := Open(context.Background(), file); err == nil {
+		db.Close()
+		t.Fatal("Open of a file that is not a database succeeded")
+	}
+	if stacks := goroutineStacks(); strings.Contains(stacks, "store.(*DB).checkpoint") {
+		t.Errorf("the checkpointer still runs after Open failed:\n%s", stacks)
+	}
+}
+
+// goroutineStacks returns the stacks of every goroutine.
+func goroutineStacks() string {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }

@@ -140,12 +140,16 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	db.observeTx = o.observeTx
+	// A store that fails to open is closed whole: closing its pool alone
+	// left the SQLite checkpointer running, retrying on the closed pool
+	// every second for as long as the process lived.
 	if err := db.sql.PingContext(ctx); err != nil {
-		db.sql.Close()
-		return nil, db.fail(ctx, err, "connect to %s database", db.dialect)
+		err = db.fail(ctx, err, "connect to %s database", db.dialect)
+		db.Close()
+		return nil, err
 	}
 	if err := db.Migrate(ctx, "store", schemaMigrations); err != nil {
-		db.sql.Close()
+		db.Close()
 		return nil, err
 	}
 	return db, nil
