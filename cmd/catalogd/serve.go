@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/catalogd/catalogd/internal/audit"
@@ -108,8 +109,18 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer ss.close()
+	// Background work ends, and is waited for, before the search engine
+	// and the store close (deferred above), on every way out: a drainer or
+	// pruner still running used the store after it had closed, and one
+	// left running after an early return used it forever.
+	bg, stopBackground := context.WithCancel(ctx)
+	var background sync.WaitGroup
+	defer func() {
+		stopBackground()
+		background.Wait()
+	}()
 	if ss.drainer != nil {
-		go ss.drainer.Run(ctx)
+		background.Go(func() { ss.drainer.Run(bg) })
 		metrics.WatchOutbox(promReg, db.SearchOutboxLag)
 	}
 	authSvc, rec, err := openAuth(ctx, &sf, db, getenv, *authOn, stdout)
@@ -121,7 +132,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	go stream.Prune(ctx, *eventRetention)
+	background.Go(func() { stream.Prune(bg, *eventRetention) })
 	opts := []ingest.Option{ingest.WithIndexer(ss.indexer), ingest.WithAuditor(rec), ingest.WithAuditor(authSvc), ingest.WithAuthorizer(authSvc),
 		ingest.WithObserver(ingestMetrics{m}), ingest.WithKeyedReferenceFinder(ss.service), recordEvents}
 	if db.Dialect() == store.SQLite {
@@ -215,7 +226,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}, root)
 	srv := timeouts.server(m.Middleware(route, logRequests(handler)))
 	if *debugAddr != "" {
-		if err := serveDebug(ctx, *debugAddr, &timeouts, metrics.Handler(promReg)); err != nil {
+		if err := serveDebug(bg, *debugAddr, &timeouts, metrics.Handler(promReg)); err != nil {
 			return err
 		}
 	}

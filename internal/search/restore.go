@@ -146,14 +146,20 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 	// Reading the next batch overlaps with indexing the current one.
 	pages := make(chan page, 1)
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
+	// The scanner reads the store: it has ended when RestoreAll returns,
+	// also after a failure, so that the caller may close the store.
+	var scanner sync.WaitGroup
+	defer func() {
+		cancel()
+		scanner.Wait()
+	}()
+	scanner.Go(func() {
 		defer close(pages)
 		after := ""
 		for {
 			rows, err := sc.ScanLatestAfter(ctx, after, batch)
 			if err != nil {
-				pages <- page{err: err}
+				send(ctx, pages, page{err: err})
 				return
 			}
 			if len(rows) == 0 {
@@ -174,19 +180,17 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 					// One entity fills the page: read all of its rows.
 					rows, err = sc.ScanLatest(ctx, catalog.ScanQuery{URN: last})
 					if err != nil {
-						pages <- page{err: err}
+						send(ctx, pages, page{err: err})
 						return
 					}
 				}
 			}
-			select {
-			case pages <- page{rows: rows}:
-			case <-ctx.Done():
+			if !send(ctx, pages, page{rows: rows}) {
 				return
 			}
 			after = last
 		}
-	}()
+	})
 	if fresh {
 		err := r.pipeline(ctx, si, pages, &res, func() {
 			if progress != nil {
@@ -214,6 +218,11 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 			progress(res.Rows+res.Ignored, total)
 		}
 	}
+	// The scanner also stops, without an error, when ctx ends: the rows
+	// then end early.
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("restore indices: %w", err)
+	}
 	res.Took = time.Since(start)
 	return res, nil
 }
@@ -222,6 +231,17 @@ func (r *Restorer) RestoreAll(ctx context.Context, batch int, progress func(done
 type page struct {
 	rows []catalog.Aspect
 	err  error
+}
+
+// send sends p on pages unless ctx ends first (the reader has given up),
+// and reports whether it did.
+func send(ctx context.Context, pages chan<- page, p page) bool {
+	select {
+	case pages <- p:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // pipeline writes a rebuild of a reset in-store index: while one batch is
@@ -242,16 +262,33 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 		err  error
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The goroutines building documents read the store: they have ended
+	// when pipeline returns, also after a failure, so that the caller may
+	// close the store.
+	var building sync.WaitGroup
+	defer func() {
+		cancel()
+		building.Wait()
+	}()
 	const writers = 2
 	workers := max(1, runtime.GOMAXPROCS(0))
 	// Each page's result comes through a channel of its own, queued in
 	// page order.
 	out := make(chan chan prepared, workers)
-	go func() {
+	building.Go(func() {
 		defer close(out)
 		sem := make(chan struct{}, workers)
-		for p := range pages {
+		for {
+			var p page
+			select {
+			case next, ok := <-pages:
+				if !ok {
+					return
+				}
+				p = next
+			case <-ctx.Done():
+				return
+			}
 			done := make(chan prepared, 1)
 			select {
 			case out <- done:
@@ -267,10 +304,10 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 			case <-ctx.Done():
 				return
 			}
-			go func(rows []catalog.Aspect) {
+			building.Go(func() {
 				defer func() { <-sem }()
 				var b prepared
-				if b.loaded, b.err = r.load(rows); b.err == nil && len(b.entities) > 0 {
+				if b.loaded, b.err = r.load(p.rows); b.err == nil && len(b.entities) > 0 {
 					docs, _, err := si.b.documentsFrom(ctx, r.store, b.entities)
 					if err != nil {
 						b.err = fmt.Errorf("restore indices: %w", err)
@@ -279,9 +316,9 @@ func (r *Restorer) pipeline(ctx context.Context, si *StoreIndexer, pages <-chan 
 					}
 				}
 				done <- b
-			}(p.rows)
+			})
 		}
-	}()
+	})
 	// Two batches are written at once, on two connections: a batch's
 	// transaction alternates between encoding rows here and the database
 	// taking them in, and one at a time left both cores half idle.

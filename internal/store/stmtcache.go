@@ -24,10 +24,20 @@ type stmtCache struct {
 	m       map[string]*sql.Stmt
 	pending map[string]bool // being prepared in the background
 	closed  bool
+	// preparing counts the background prepares, which close waits for:
+	// one still running when the pool closed kept its connection open,
+	// or opened one, after DB.Close had returned, and that connection
+	// recreated the database's files while the caller was removing them.
+	preparing sync.WaitGroup
+	// stop cancels the background prepares' wait for a connection, so
+	// that close does not wait for transactions holding them all.
+	ctx  context.Context
+	stop context.CancelFunc
 }
 
 func newStmtCache(db *sql.DB) *stmtCache {
-	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, pending: map[string]bool{}}
+	ctx, stop := context.WithCancel(context.Background())
+	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, pending: map[string]bool{}, ctx: ctx, stop: stop}
 }
 
 // get returns the prepared statement of query, preparing it on the pool
@@ -70,6 +80,7 @@ func (c *stmtCache) cached(query string) *sql.Stmt {
 	start := st == nil && !c.closed && !c.pending[query] && len(c.m)+len(c.pending) < maxCachedStmts
 	if start {
 		c.pending[query] = true
+		c.preparing.Add(1)
 	}
 	c.mu.Unlock()
 	if start {
@@ -80,7 +91,8 @@ func (c *stmtCache) cached(query string) *sql.Stmt {
 
 // prepare prepares query on the pool and caches it.
 func (c *stmtCache) prepare(query string) {
-	st, err := c.db.PrepareContext(context.Background(), query)
+	defer c.preparing.Done()
+	st, err := c.db.PrepareContext(c.ctx, query)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, query)
@@ -94,14 +106,19 @@ func (c *stmtCache) prepare(query string) {
 	c.m[query] = st
 }
 
-// close releases every statement; later gets return nil.
+// close releases every statement and waits for the background prepares
+// to give their connections back; later gets return nil.
 func (c *stmtCache) close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for _, st := range c.m {
 		_ = st.Close()
 	}
 	c.m, c.closed = nil, true
+	c.mu.Unlock()
+	// Unlocked: a prepare finishing takes the lock. None starts once
+	// closed is set.
+	c.stop()
+	c.preparing.Wait()
 }
 
 // cachedQuerier runs each statement through the cache: in a SQLite

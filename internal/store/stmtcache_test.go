@@ -69,3 +69,36 @@ func TestStmtCachePoolReadWaitsAlone(t *testing.T) {
 		t.Fatalf("the pool read, once the connection was free: %v", err)
 	}
 }
+
+// TestStmtCacheCloseWithConnectionsHeld checks that closing the cache does
+// not wait for the transactions that hold every connection of the pool:
+// the statements it still has to prepare in the background are given up,
+// rather than prepared once a connection is free.
+func TestStmtCacheCloseWithConnectionsHeld(t *testing.T) {
+	db := sql.OpenDB(sqliteConnector{path: filepath.Join(t.TempDir(), "cache.db")})
+	t.Cleanup(func() { _ = db.Close() })
+	db.SetMaxOpenConns(1)
+	cache := newStmtCache(db)
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// Its statement is prepared in the background, which waits for the
+	// connection the transaction holds.
+	var n int
+	if err := (cachedQuerier{tx: tx, cache: cache}).QueryRowContext(ctx, "SELECT 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("SELECT 1 = %d, %v", n, err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		cache.close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second): // generous: it takes microseconds, or forever
+		t.Fatal("closing the cache waited for the transaction holding the pool's connection")
+	}
+}

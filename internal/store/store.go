@@ -140,12 +140,16 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	db.observeTx = o.observeTx
+	// A store that fails to open is closed whole: closing its pool alone
+	// left the SQLite checkpointer running, retrying on the closed pool
+	// every second for as long as the process lived.
 	if err := db.sql.PingContext(ctx); err != nil {
-		db.sql.Close()
-		return nil, db.fail(ctx, err, "connect to %s database", db.dialect)
+		err = db.fail(ctx, err, "connect to %s database", db.dialect)
+		db.Close()
+		return nil, err
 	}
 	if err := db.Migrate(ctx, "store", schemaMigrations); err != nil {
-		db.sql.Close()
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -470,6 +474,11 @@ func (db *DB) beginWriteConn(ctx context.Context) (bun.Tx, *bun.Conn, func(), er
 		return bun.Tx{}, nil, nil, db.fail(ctx, ctx.Err(), "wait for write lock")
 	}
 	release := func() { <-db.writeSem }
+	if err := ctx.Err(); err != nil {
+		// It ended as the slot came free: both were ready.
+		release()
+		return bun.Tx{}, nil, nil, db.fail(ctx, err, "wait for write lock")
+	}
 	if db.writeConn == nil {
 		c, err := db.bun.Conn(ctx)
 		if err != nil {
@@ -483,7 +492,13 @@ func (db *DB) beginWriteConn(ctx context.Context) (bun.Tx, *bun.Conn, func(), er
 		}
 		db.writeConn = &c
 	}
-	btx, err := db.writeConn.BeginTx(ctx, nil)
+	// Begun under a context that cannot be cancelled: database/sql ends a
+	// transaction whose context ends on a goroutine of its own, and
+	// discarded the write connection there (the C library's driver cannot
+	// reset a session) from under the store, whose next write then failed
+	// on it, and closed it after Close had returned. The statements still
+	// stop when ctx ends, and Update then rolls back.
+	btx, err := db.writeConn.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		// The connection may be broken: the next write takes a new one.
 		_ = db.writeConn.Close()
@@ -513,10 +528,21 @@ func (db *DB) searchSnapshot(ctx context.Context, f func(querier) error) error {
 // statement cache when there is one.
 func (db *DB) snapshotOn(ctx context.Context, pool *sql.DB, stmts *stmtCache, f func(querier) error) error {
 	opts := &sql.TxOptions{ReadOnly: true}
+	begin := ctx
 	if db.dialect == Postgres {
 		opts.Isolation = sql.LevelRepeatableRead
+	} else {
+		// Begun as a write transaction is (see beginWriteConn): a
+		// snapshot whose context ended was otherwise rolled back (and,
+		// with the C library's driver, its connection closed) on a
+		// goroutine of database/sql's own, which could still be at it
+		// after Close had returned.
+		if err := ctx.Err(); err != nil {
+			return db.fail(ctx, err, "begin read transaction")
+		}
+		begin = context.WithoutCancel(ctx)
 	}
-	tx, err := pool.BeginTx(ctx, opts)
+	tx, err := pool.BeginTx(begin, opts)
 	if err != nil {
 		return db.fail(ctx, err, "begin read transaction")
 	}

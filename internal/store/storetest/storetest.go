@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,15 +63,71 @@ func PostgresDSN(tb testing.TB) string {
 	return dsn + sep + "search_path=" + schema
 }
 
-// Open opens the store at dsn, closed when the test ends.
+// Open opens the store at dsn, closed when the test ends. Once the last
+// store on a SQLite file is closed, its files must be: a connection that
+// outlived Close recreated them while the test's directory was being
+// removed.
 func Open(tb testing.TB, dsn string, opts ...store.Option) *store.DB {
 	tb.Helper()
 	db, err := store.Open(context.Background(), dsn, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { db.Close() })
+	dir := ""
+	if db.Path() != "" {
+		dir = filepath.Dir(db.Path())
+		sqliteDirs.add(dir, 1)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Errorf("close the store: %v", err)
+		}
+		if dir == "" || sqliteDirs.add(dir, -1) > 0 {
+			return
+		}
+		if open := openFiles(dir); len(open) > 0 {
+			tb.Errorf("the store's files are still open after Close: %v", open)
+		}
+	})
 	return db
+}
+
+// sqliteDirs counts the stores Open has open in each directory: a test
+// may open several on one file.
+var sqliteDirs = dirCounts{n: map[string]int{}}
+
+type dirCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// add adds delta to the count of dir and returns the new count.
+func (c *dirCounts) add(dir string, delta int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[dir] += delta
+	n := c.n[dir]
+	if n == 0 {
+		delete(c.n, dir)
+	}
+	return n
+}
+
+// openFiles lists the files under dir this process has open, as Linux
+// shows them; none elsewhere.
+func openFiles(dir string) []string {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	var open []string
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
+			open = append(open, target)
+		}
+	}
+	return open
 }
 
 // Bench runs fn against SQLite and, when PostgresEnv is set, PostgreSQL.
