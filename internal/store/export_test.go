@@ -40,3 +40,15 @@ func TraceTiers(s *Search, f func(tier int, cut bool)) { s.traceTier = f }
 // ranking tier's first hits in URN order, so that small corpora take
 // that path.
 func SetWalkFrom(s *Search, n int) { s.walkFrom = n }
+
+// LastWordWhole reports whether a text search of tokens on SQLite matches
+// its last word as a whole word (see lastWordWhole).
+func LastWordWhole(ctx context.Context, db *DB, tokens ...string) (bool, error) {
+	var whole bool
+	err := db.searchSnapshot(ctx, func(x querier) error {
+		var err error
+		whole, err = lastWordWhole(ctx, x, tokens)
+		return err
+	})
+	return whole, err
+}
