@@ -238,11 +238,11 @@ func (s *Search) migrations() []Migration {
 				return nil
 			}
 			// search_doc_hit holds what rankFTS reads of each of up to
-			// maxTotal hits, in a third of the pages of the rows, whose
-			// URNs take most of their bytes (see hitsJoin).
-			// search_fts_words lists the words of search_fts, so that a
-			// query's last word is matched as a prefix only when another
-			// word extends it (see exactLast).
+			// maxTotal hits, in 28% of the pages of the rows, whose URNs
+			// take most of their bytes (see hitsJoin). search_fts_words
+			// lists the words of search_fts, so that a query's last word
+			// is matched as a prefix only when another word extends it
+			// (see lastWordWhole).
 			return execAll(
 				"CREATE INDEX IF NOT EXISTS search_doc_hit ON search_doc (id, entity, removed, long, fids)",
 				"CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_words USING fts5vocab(search_fts, instance)",

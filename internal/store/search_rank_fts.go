@@ -153,11 +153,11 @@ func (s *Search) rankFTS(ctx context.Context, x querier, q catalog.SearchQuery, 
 // hitsJoin is the join of the text table with the documents that rankFTS
 // counts its window through. Unless conds read the URN, the documents are
 // read through search_doc_hit, an index of the columns a window reads (id,
-// entity, removed, long, fids): a third of the pages of search_doc, whose
-// URNs take most of its rows. Each hit is a B-tree lookup, whose cost is
-// in the pages it touches: a two-word search of 1M datasets counted its
-// window through the index in 8.7 ms against 10.4 through the rows. The
-// planner takes the rowid for cheaper, hence INDEXED BY.
+// entity, removed, long, fids): 28% of the pages of search_doc, whose URNs
+// take most of its rows. Each hit is a B-tree lookup, whose cost is in the
+// pages it touches: a two-word search of 1M datasets counted its window
+// through the index in 8.7-9.0 ms against 10.2-11.3 through the rows. The
+// planner takes the rowid look-up for the cheaper, hence INDEXED BY.
 func hitsJoin(conds where) string {
 	if strings.Contains(conds.sql(), "d.urn") {
 		return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid"
@@ -170,7 +170,7 @@ func hitsJoin(conds where) string {
 // no other word of the text table begins with it. FTS5 reads the hits of a
 // prefix by merging the lists of every word it begins into one before the
 // query runs, even when that is one word: in a two-word search of 1M
-// datasets that cost 1.2 of 4.3 ms, and the look-up in the table's words
+// datasets that cost 1.1-1.5 of 4.1-4.5 ms, and the look-up in the words
 // (search_fts_words) 0.1 ms. The look-up is of the word's bytes, which
 // are the indexed word's only for lower-case ASCII letters and digits
 // (unicode61 folds case and diacritics); other words stay prefixes.
