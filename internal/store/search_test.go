@@ -356,3 +356,85 @@ func TestSearchEntityCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchLastWordPrefix checks that the last word of a text search
+// matches every word it begins on both stores, SQLite matching it as a
+// whole word when no other word begins with it: a search must find the
+// same documents either way, after a deletion too.
+func TestSearchLastWordPrefix(t *testing.T) {
+	ctx := context.Background()
+	urn := func(name string) string { return "urn:li:dataset:(urn:li:dataPlatform:hive," + name + ",PROD)" }
+	names := map[string]string{
+		"a": "order book", "b": "orders daily", "c": "ordering rules", "d": "zebra crossing",
+	}
+	type check struct {
+		text string
+		want []string // keys of names
+	}
+	before := []check{
+		{"order", []string{"a", "b", "c"}},
+		{"orders", []string{"b"}},
+		{"ordering", []string{"c"}},
+		{"book", []string{"a"}},
+		{"zebra cross", []string{"d"}},
+		{"zebra crossing", []string{"d"}},
+		{"orderings", nil},
+	}
+	after := []check{ // once "ordering rules" is deleted
+		{"order", []string{"a", "b"}},
+		{"ordering", nil},
+		{"orders", []string{"b"}},
+	}
+	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
+	for name, open := range dbs {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			idx := openSearch(t, db, catalogtest.SearchFields)
+			var docs []catalog.Document
+			for k, n := range names {
+				docs = append(docs, catalog.Document{URN: urn(k), EntityType: "dataset", Fields: map[string][]any{"name": {n}}})
+			}
+			if err := idx.Upsert(ctx, docs); err != nil {
+				t.Fatal(err)
+			}
+			run := func(checks []check) {
+				t.Helper()
+				for _, c := range checks {
+					res, err := idx.Search(ctx, catalog.SearchQuery{Text: c.text, Count: 10})
+					if err != nil {
+						t.Fatalf("search %q: %v", c.text, err)
+					}
+					var got, want []string
+					for _, h := range res.Hits {
+						got = append(got, h.URN)
+					}
+					for _, k := range c.want {
+						want = append(want, urn(k))
+					}
+					sort.Strings(got)
+					if !reflect.DeepEqual(got, want) || res.Total != len(want) {
+						t.Errorf("search %q = %v (total %d), want %v", c.text, got, res.Total, want)
+					}
+				}
+			}
+			run(before)
+			if name == "sqlite" {
+				// Whether the searches above went through the whole word:
+				// never for other than lower-case ASCII letters and digits.
+				for _, c := range []struct {
+					word  string
+					whole bool
+				}{{"orders", true}, {"book", true}, {"nowhere", true}, {"order", false}, {"cross", false}, {"ördér", false}, {"Orders", false}} {
+					whole, err := store.LastWordWhole(ctx, db, "zebra", c.word)
+					if err != nil || whole != c.whole {
+						t.Errorf("last word %q whole = %v, %v; want %v", c.word, whole, err, c.whole)
+					}
+				}
+			}
+			if err := idx.Delete(ctx, []string{urn("c")}); err != nil {
+				t.Fatal(err)
+			}
+			run(after)
+		})
+	}
+}
