@@ -128,7 +128,6 @@ func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Se
 // short pending lists of migration 7.
 var pgTextIndexes = []string{
 	`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv) WITH (gin_pending_list_limit = 64)`,
-	`CREATE INDEX IF NOT EXISTS search_doc_tags ON search_doc USING gin (tags) WITH (gin_pending_list_limit = 64)`,
 	`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac) WITH (gin_pending_list_limit = 64)`,
 }
 
@@ -262,10 +261,6 @@ func (s *Search) migrations() []Migration {
 		},
 	}, {
 		Version: 9,
-		Name:    "tagged words in a tsvector of their own",
-		Up:      splitTags,
-	}, {
-		Version: 10,
 		Name:    "what a text search reads of each hit, apart; the text table's words",
 		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
 			if dialect != SQLite {
@@ -443,9 +438,11 @@ func (s *Search) narrowRows(ctx context.Context, tx bun.Tx, dialect string) erro
 	}
 	if pg {
 		// The tsvectors compress (their words share prefixes): lz4 where
-		// the server has it, for fewer TOAST rows to write and read.
-		lz4, err := hasLZ4(ctx, x)
-		if err != nil {
+		// the server has it (see schemaMigrations), for fewer TOAST rows
+		// to write and read.
+		var lz4 bool
+		if err := x.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_settings
+WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`).Scan(&lz4); err != nil {
 			return err
 		}
 		if lz4 {
@@ -503,15 +500,12 @@ func (s *Search) narrowRows(ctx context.Context, tx bun.Tx, dialect string) erro
 		}
 		if pg {
 			n := len(docs)
-			id, fids := make([]int64, n), make([][]byte, n)
-			tsv, tags, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
+			id, fids, tsv, ac := make([]int64, n), make([][]byte, n), make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
 			for i, d := range docs {
-				id[i], fids[i], tsv[i], tags[i], ac[i] = d.id, encodeFIDs(d.facets, ids), d.tsv, d.tags, d.acv
+				id[i], fids[i], tsv[i], ac[i] = d.id, encodeFIDs(d.facets, ids), d.tsv, d.acv
 			}
-			// One tsvector of both, as this layout had it: migration 9
-			// moves the tagged words to a column of their own.
-			if _, err := x.ExecContext(ctx, `UPDATE search_doc AS d SET fids = u.fids, tsv = u.tsv || u.tags, ac = u.ac
-FROM unnest($1::bigint[], $2::bytea[], $3::tsvector[], $4::tsvector[], $5::tsvector[]) AS u(id, fids, tsv, tags, ac) WHERE d.id = u.id`, id, fids, tsv, tags, ac); err != nil {
+			if _, err := x.ExecContext(ctx, `UPDATE search_doc AS d SET fids = u.fids, tsv = u.tsv, ac = u.ac
+FROM unnest($1::bigint[], $2::bytea[], $3::tsvector[], $4::tsvector[]) AS u(id, fids, tsv, ac) WHERE d.id = u.id`, id, fids, tsv, ac); err != nil {
 				return err
 			}
 			continue
@@ -531,46 +525,6 @@ FROM unnest($1::bigint[], $2::bytea[], $3::tsvector[], $4::tsvector[], $5::tsvec
 	}
 	_, err := x.ExecContext(ctx, "DROP TABLE temp.catalogd_facets")
 	return err
-}
-
-// splitTags (migration 9) moves the bucket-tagged words of each document
-// out of its tsvector into column tags, indexed apart (see tsBuckets).
-func splitTags(ctx context.Context, tx bun.Tx, dialect string) error {
-	if dialect != Postgres {
-		return nil
-	}
-	x := tx.Tx
-	tagged := "ARRAY(SELECT u.lexeme FROM unnest(tsv) u WHERE left(u.lexeme, 1) IN ('!', '#', '$', '%'))"
-	stmts := []string{
-		"SET LOCAL maintenance_work_mem = '256MB'",
-		"ALTER TABLE search_doc ADD COLUMN tags TSVECTOR NOT NULL DEFAULT ''::tsvector",
-		// Built again after the rewrite: faster than updating it.
-		"DROP INDEX IF EXISTS search_doc_tsv",
-		"UPDATE search_doc SET tags = array_to_tsvector(" + tagged + "), tsv = ts_delete(tsv, " + tagged + ")",
-	}
-	lz4, err := hasLZ4(ctx, x)
-	if err != nil {
-		return err
-	}
-	if lz4 {
-		stmts = append(stmts[:2], append([]string{"ALTER TABLE search_doc ALTER COLUMN tags SET COMPRESSION lz4"}, stmts[2:]...)...)
-	}
-	stmts = append(append(stmts, pgTextIndexes...), "ANALYZE search_doc")
-	for _, st := range stmts {
-		if _, err := x.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("%s: %w", st, err)
-		}
-	}
-	return nil
-}
-
-// hasLZ4 reports whether the server compresses with lz4 (see
-// schemaMigrations).
-func hasLZ4(ctx context.Context, x querier) (bool, error) {
-	var lz4 bool
-	err := x.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_settings
-WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`).Scan(&lz4)
-	return lz4, err
 }
 
 var searchLayout = Migration{
@@ -681,8 +635,7 @@ type docRow struct {
 	fids          []byte          // their numbers (resolveFacets)
 	text          [5]string       // words per boost bucket
 	ac            string          // words of the autocomplete fields
-	tsv, tags     pgtype.TSVector // text as PostgreSQL indexes it (see tsBuckets)
-	acv           pgtype.TSVector // ac as PostgreSQL indexes it
+	tsv, acv      pgtype.TSVector // text and ac as PostgreSQL indexes them
 	acvals        string          // JSON of the autocomplete fields' values
 	kw            []kwRow
 	browse        []string // normalized paths
@@ -827,7 +780,7 @@ func (s *Search) row(d catalog.Document) docRow {
 	r.facets = s.facetsOf(r.kw)
 	r.ac = ac.String()
 	if s.db.q.pg {
-		r.tsv, r.tags = tsBuckets(once.seen, s.samples.next())
+		r.tsv = tsBuckets(once.seen, s.samples.next())
 		r.acv = tsVector(r.ac)
 	}
 	r.fields = stored.encode()
@@ -1011,7 +964,6 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 		stmts = []string{
 			"TRUNCATE search_kw, search_browse, search_doc, search_body",
 			"DROP INDEX IF EXISTS search_doc_tsv",
-			"DROP INDEX IF EXISTS search_doc_tags",
 			"DROP INDEX IF EXISTS search_doc_ac",
 		}
 	} else {
@@ -1031,13 +983,13 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 // it took the full-text condition for an unselective one and read every
 // document.
 //
-// The words' index is built on one connection and the others beside it
-// on a second (CREATE INDEX takes a lock that lets another one run beside
-// it), with the other tables analyzed there too: PostgreSQL 15 builds a
-// GIN index on one core, and one index of every word (27 s of a restore
-// of 100,000 documents, the autocomplete words' index 1.5 s and ANALYZE
-// 1.7 s) left the other core idle. search_doc is analyzed last: ANALYZE
-// waits for the builds' locks.
+// The two indexes are built at once, on two connections (CREATE INDEX
+// takes a lock that lets another one run beside it), with the other
+// tables analyzed beside the longer build: PostgreSQL 15 builds a GIN
+// index on one core, and the words' index (27 s of a restore of 100,000
+// documents, the autocomplete words' index 1.5 s and ANALYZE 1.7 s) left
+// the other core idle. search_doc is analyzed last: ANALYZE waits for the
+// builds' locks.
 func (s *Search) FinishReset(ctx context.Context) error {
 	if !s.db.q.pg {
 		return nil
@@ -1058,7 +1010,7 @@ func (s *Search) FinishReset(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return run(gctx, pgTextIndexes[0]) })
 	g.Go(func() error {
-		return run(gctx, pgTextIndexes[1], pgTextIndexes[2], "ANALYZE search_body, search_kw, search_browse")
+		return run(gctx, pgTextIndexes[1], "ANALYZE search_body, search_kw, search_browse")
 	})
 	err := g.Wait()
 	if err == nil {
@@ -1504,17 +1456,17 @@ func (s *Search) insertDocs(ctx context.Context, tx *Tx, rows []docRow, bulk boo
 		urn, ent := make([]string, n), make([]string, n)
 		removed, long := make([]int64, n), make([]int64, n)
 		fids := make([][]byte, n)
-		tsv, tags, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
+		tsv, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
 		for i, r := range rows {
-			urn[i], ent[i], removed[i], long[i], fids[i], tsv[i], tags[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fids, r.tsv, r.tags, r.acv
+			urn[i], ent[i], removed[i], long[i], fids[i], tsv[i], ac[i] = r.urn, r.entity, r.removed, r.long, r.fids, r.tsv, r.acv
 		}
 		// A document another transaction added meanwhile is replaced
 		// (xmax is then not 0).
-		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fids, tsv, tags, ac)
-SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[], $8::tsvector[])
-ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fids = EXCLUDED.fids, tsv = EXCLUDED.tsv, tags = EXCLUDED.tags, ac = EXCLUDED.ac
+		stmt := `INSERT INTO search_doc (urn, entity, removed, long, fids, tsv, ac)
+SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[])
+ON CONFLICT (urn) DO UPDATE SET entity = EXCLUDED.entity, removed = EXCLUDED.removed, long = EXCLUDED.long, fids = EXCLUDED.fids, tsv = EXCLUDED.tsv, ac = EXCLUDED.ac
 RETURNING id, urn, xmax = 0`
-		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fids, tsv, tags, ac)
+		res, err := tx.q.QueryContext(ctx, stmt, urn, ent, removed, long, fids, tsv, ac)
 		if err != nil {
 			return false, err
 		}
@@ -1595,14 +1547,14 @@ func (s *Search) copyDocs(ctx context.Context, tx *Tx, rows []docRow, ids map[st
 	}
 	data := make([][]any, len(rows))
 	for i, r := range rows {
-		data[i] = []any{fresh[i], r.urn, r.entity, r.removed, r.long, r.fids, r.tsv, r.tags, r.acv}
+		data[i] = []any{fresh[i], r.urn, r.entity, r.removed, r.long, r.fids, r.tsv, r.acv}
 	}
 	// A savepoint, so that a document added meanwhile (a unique
 	// violation on its URN) leaves the transaction usable.
 	if _, err := tx.q.ExecContext(ctx, "SAVEPOINT search_copy"); err != nil {
 		return false, err
 	}
-	err = tx.copyRows(ctx, "search_doc", []string{"id", "urn", "entity", "removed", "long", "fids", "tsv", "tags", "ac"}, data)
+	err = tx.copyRows(ctx, "search_doc", []string{"id", "urn", "entity", "removed", "long", "fids", "tsv", "ac"}, data)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "23505":
@@ -1643,14 +1595,14 @@ func (s *Search) updateDocs(ctx context.Context, tx *Tx, rows []docRow, text map
 			id, removed, long := make([]int64, n), make([]int64, n), make([]int64, n)
 			ent := make([]string, n)
 			fids := make([][]byte, n)
-			tsv, tags, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
+			tsv, ac := make([]pgtype.TSVector, n), make([]pgtype.TSVector, n)
 			for i, r := range part {
-				id[i], ent[i], removed[i], long[i], fids[i], tsv[i], tags[i], ac[i] = r.id, r.entity, r.removed, r.long, r.fids, r.tsv, r.tags, r.acv
+				id[i], ent[i], removed[i], long[i], fids[i], tsv[i], ac[i] = r.id, r.entity, r.removed, r.long, r.fids, r.tsv, r.acv
 			}
 			if text[part[0].id] {
-				if _, err := tx.q.ExecContext(ctx, `UPDATE search_doc AS d SET entity = u.entity, removed = u.removed, long = u.long, fids = u.fids, tsv = u.tsv, tags = u.tags, ac = u.ac
-FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[], $8::tsvector[]) AS u(id, entity, removed, long, fids, tsv, tags, ac) WHERE d.id = u.id`,
-					id, ent, removed, long, fids, tsv, tags, ac); err != nil {
+				if _, err := tx.q.ExecContext(ctx, `UPDATE search_doc AS d SET entity = u.entity, removed = u.removed, long = u.long, fids = u.fids, tsv = u.tsv, ac = u.ac
+FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[], $6::tsvector[], $7::tsvector[]) AS u(id, entity, removed, long, fids, tsv, ac) WHERE d.id = u.id`,
+					id, ent, removed, long, fids, tsv, ac); err != nil {
 					return err
 				}
 				continue

@@ -56,16 +56,15 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return nil, nil
 	}
 	match := tsQuery(tokens)
-	// inTier is the text condition of the hits of tier j. A token tagged
-	// with a bucket is in the document, so the tier of a one-word query
-	// needs no other condition; the query itself, whose last word is a
-	// prefix, made the index read every entry of a common word's prefix
-	// first.
-	inTier := func(j int) tierText {
+	// inTier is the tsquery of the hits of tier j. A token tagged with a
+	// bucket is in the document, so the tier of a one-word query needs no
+	// other condition; the query itself, whose last word is a prefix, made
+	// the index read every entry of a common word's prefix first.
+	inTier := func(j int) string {
 		if len(tokens) == 1 {
-			return tierText{tier: tsTier(tokens, j)}
+			return tsTier(tokens, j)
 		}
-		return tierText{match: match, tier: tsTier(tokens, j)}
+		return match + " & " + tsTier(tokens, j)
 	}
 	tests := append([]string{match}, tsBucketTests(tokens)...)
 	exact, err := s.exactDocs(ctx, x, q.Text)
@@ -74,7 +73,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	}
 	cands := map[int64]ranked{}
 	// score scores the hits that meet cond (scoreHits).
-	score := func(n int, text tierText, cond string, condArgs ...any) (int, error) {
+	score := func(n int, text string, cond string, condArgs ...any) (int, error) {
 		return s.scoreHits(ctx, x, tests, exact, cands, "search_doc", n, text, cond, conds, condArgs...)
 	}
 	// walk scores the first n hits of a tier of a broad query (the window
@@ -83,7 +82,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	// they are then the tier's first n hits. Through the index, every hit
 	// of a tier holding most documents (a word in every name) was read
 	// and sorted for the first n.
-	walk := func(n int, text tierText) (int, error) {
+	walk := func(n int, text string) (int, error) {
 		if got.total < s.walkFrom {
 			return score(n, text, "TRUE")
 		}
@@ -98,7 +97,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if len(ids) == 0 {
 			return nil
 		}
-		_, err := score(len(ids), tierText{}, "d.id = ANY(?::bigint[])", ids)
+		_, err := score(len(ids), "", "d.id = ANY(?::bigint[])", ids)
 		return err
 	}
 	ids := make([]int64, 0, len(exact))
@@ -135,7 +134,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if !s.bucketUsed[j] && j < buckets-1 {
 			continue // the same hits as the tier before
 		}
-		text := tierText{match: match} // the last tier: every hit
+		text := match // the last tier: every hit
 		if j < len(bucketTags) {
 			text = inTier(j)
 		}
@@ -165,34 +164,14 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	return s.pageOf(cands, q.Start, k), nil
 }
 
-// tierText is the text condition of a ranking tier's hits: a tsquery of
-// tagged words (tsTier), tested on column tags, and one of the query's
-// words (tsQuery), tested on column tsv; either may be empty.
-type tierText struct{ match, tier string }
-
-// sql returns the condition on the document alias d, "" when there is
-// none, and its arguments.
-func (t tierText) sql() (string, []any) {
-	var conds []string
-	var args []any
-	if t.tier != "" {
-		conds, args = append(conds, "d.tags @@ ?::tsquery"), append(args, t.tier)
-	}
-	if t.match != "" {
-		conds, args = append(conds, "d.tsv @@ ?::tsquery"), append(args, t.match)
-	}
-	return strings.Join(conds, " AND "), args
-}
-
-// fewHits returns the ids of the documents meeting text and conds when
-// there are at most limit of them, and nil otherwise. The window does not
-// test its hits for the tier instead: a document's tsvector is often
-// stored outside its row, and reading it for each of thousands of hits
-// cost more than this statement, which reads limit+1 rows at most.
-func (s *Search) fewHits(ctx context.Context, x querier, text tierText, conds where, limit int) ([]int64, error) {
-	cond, args := text.sql()
-	args = append(append(args, conds.args...), int64(limit+1))
-	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE "+cond+" AND "+conds.sql()+" LIMIT ?"), args...)
+// fewHits returns the ids of the documents matching the tsquery text and
+// conds when there are at most limit of them, and nil otherwise. The
+// window does not test its hits for the tier instead: a document's tsvector
+// is often stored outside its row, and reading it for each of thousands of
+// hits cost more than this statement, which reads limit+1 rows at most.
+func (s *Search) fewHits(ctx context.Context, x querier, text string, conds where, limit int) ([]int64, error) {
+	args := append(append([]any{text}, conds.args...), int64(limit+1))
+	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+conds.sql()+" LIMIT ?"), args...)
 	if err != nil || len(ids) > limit {
 		return nil, err
 	}
@@ -267,11 +246,11 @@ func (s *Search) pageFound(cands map[int64]ranked, k int, bound float64) bool {
 const walkPerHit = 16
 
 // scoreHits scores the documents of from (search_doc or a subquery of its
-// rows) that meet cond and conds among those meeting text, in
+// rows) that meet cond and conds among those matching the tsquery text, in
 // URN order, at most n of them, adds the hits among them to cands and
 // reports how many it read. Its first test is the query itself, for
 // documents found otherwise (exact matches).
-func (s *Search) scoreHits(ctx context.Context, x querier, tests []string, exact map[int64]bool, cands map[int64]ranked, from string, n int, text tierText, cond string, conds where, condArgs ...any) (int, error) {
+func (s *Search) scoreHits(ctx context.Context, x querier, tests []string, exact map[int64]bool, cands map[int64]ranked, from string, n int, text, cond string, conds where, condArgs ...any) (int, error) {
 	// The hits are chosen and cut to n in URN order first, and only
 	// those n have their tsvector read: with the tests beside the
 	// hits' selection, every hit of a broad tier (every document,
@@ -285,18 +264,20 @@ func (s *Search) scoreHits(ctx context.Context, x querier, tests []string, exact
 		}
 		b.WriteString("(s.v @@ ?::tsquery)::int")
 	}
-	// The two tsvectors joined (||) are read once for all the tests,
-	// weights kept: the tagged words have no positions to shift.
+	// A copy (|| the empty tsvector) reads the tsvector once for all
+	// the tests, weights kept.
 	b.WriteString(") FROM (SELECT d.id, d.urn FROM " + from + " d WHERE ")
 	args := []any{pgx.QueryExecModeSimpleProtocol}
 	for _, t := range tests {
 		args = append(args, t)
 	}
-	if c, cargs := text.sql(); c != "" {
-		b.WriteString(c + " AND ")
-		args = append(args, cargs...)
+	if text != "" {
+		// One tsquery, not two conditions: the index then reads the
+		// rare words' entries first and skips through the others'.
+		b.WriteString("d.tsv @@ ?::tsquery AND ")
+		args = append(args, text)
 	}
-	b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?) h JOIN search_doc t ON t.id = h.id CROSS JOIN LATERAL (SELECT t.tsv || t.tags AS v OFFSET 0) s ORDER BY h.urn")
+	b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?) h JOIN search_doc t ON t.id = h.id CROSS JOIN LATERAL (SELECT t.tsv || ''::tsvector AS v OFFSET 0) s ORDER BY h.urn")
 	args = append(append(append(args, condArgs...), conds.args...), int64(n))
 	// The simple protocol: the statement's text varies with the
 	// number of words, and is planned for the words at hand.

@@ -78,8 +78,8 @@ func withSampleWords(lex []pgtype.TSVectorLexeme, l int) []pgtype.TSVectorLexeme
 }
 
 // wordStats is what PostgreSQL's statistics say of the documents: their
-// number and the share of them holding each of the most common words and
-// tagged words (and at most rest for any other tagged word).
+// number and the share of them holding each of the most common words (and
+// at most rest for any other word).
 type wordStats struct {
 	docs   float64
 	share  map[string]float64
@@ -100,16 +100,15 @@ func (st *wordStats) of(word string) float64 {
 const statsAge = time.Minute
 
 // loadWordStats reads the statistics ANALYZE keeps of the tsvector
-// columns: their most common lexemes (up to a thousand each) and their
-// shares.
+// column: its most common lexemes (about a thousand) and their shares.
 func loadWordStats(ctx context.Context, x querier) (*wordStats, error) {
 	// The frequencies end with the smallest of them, which bounds the
 	// share of the words not listed.
-	rows, err := x.QueryContext(ctx, `SELECT greatest(c.reltuples, 0)::float8, u.attname, u.e, u.f::float8, u.rest::float8
+	rows, err := x.QueryContext(ctx, `SELECT greatest(c.reltuples, 0)::float8, u.e, u.f::float8, u.rest::float8
 FROM pg_class c LEFT JOIN LATERAL (
-  SELECT s.attname::text, u.e, u.f, s.most_common_elem_freqs[cardinality(s.most_common_elems) + 1] AS rest
+  SELECT u.e, u.f, s.most_common_elem_freqs[cardinality(s.most_common_elems) + 1] AS rest
   FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS u(e, f)
-  WHERE s.schemaname = current_schema() AND s.tablename = 'search_doc' AND s.attname IN ('tsv', 'tags') AND u.e IS NOT NULL
+  WHERE s.schemaname = current_schema() AND s.tablename = 'search_doc' AND s.attname = 'tsv' AND u.e IS NOT NULL
 ) u ON true
 WHERE c.oid = 'search_doc'::regclass`)
 	if err != nil {
@@ -119,17 +118,13 @@ WHERE c.oid = 'search_doc'::regclass`)
 	// Without statistics, every word may be in every document.
 	st := &wordStats{share: map[string]float64{}, rest: 1, loaded: time.Now()}
 	for rows.Next() {
-		var col, e *string
+		var e *string
 		var f, rest *float64
-		if err := rows.Scan(&st.docs, &col, &e, &f, &rest); err != nil {
+		if err := rows.Scan(&st.docs, &e, &f, &rest); err != nil {
 			return nil, err
 		}
-		if e == nil || f == nil || rest == nil {
-			continue
-		}
-		st.share[*e] = *f
-		if *col == "tags" {
-			st.rest = *rest
+		if e != nil && f != nil && rest != nil {
+			st.share[*e], st.rest = *f, *rest
 		}
 	}
 	return st, rows.Err()

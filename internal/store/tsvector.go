@@ -14,16 +14,13 @@ import (
 // written as one alternative per bucket read five entries and ran the
 // index's match logic on each, three to five times slower at a million
 // documents). Its positions say which boost buckets hold it, one per
-// bucket: position b+1, weighted D for bucket 4 and A to C for the others.
-// The words of buckets 0 to 3 are also written tagged ("!orders" in bucket
-// 0, "#orders" in bucket 1, "$" and "%" for 2 and 3), in a tsvector of
-// their own (column tags), which lets an index alone find the hits with a
-// query word in a bucket up to j (a ranking tier); no tag can start one of
-// the analyzer's words. Ranking scores a hit from both, as SQLite reads
-// its text table's columns: the tagged words for buckets 0 to 3, weight D
-// for bucket 4 (where the bulk of the words, column descriptions, goes
-// untagged). The tagged words were a third of the words' index entries:
-// in an index of their own, a rebuild builds the two side by side.
+// bucket: position b+1, weighted D for bucket 4 and A to C for the others. The words of buckets 0 to 3 are also stored tagged ("!orders"
+// in bucket 0, "#orders" in bucket 1, "$" and "%" for 2 and 3), which lets
+// the index alone find the hits with a query word in a bucket up to j (a
+// ranking tier); no tag can start one of the analyzer's words. Ranking
+// scores a hit from its tsvector, as SQLite reads its text table's
+// columns: the tagged words for buckets 0 to 3, weight D for bucket 4
+// (where the bulk of the words, column descriptions, goes untagged).
 //
 // The words are the analyzer's (search.Tokenizer); positions within a
 // value are not kept (nothing reads them), and they made every tsvector
@@ -40,10 +37,9 @@ var (
 	}
 )
 
-// tsWords builds a document's search tsvectors (its words and its tagged
-// words) from the analyzer's words, space-separated, one text per boost
-// bucket, and samples sample words.
-func tsWords(texts []string, samples int) (words, tags pgtype.TSVector) {
+// tsWords builds a document's search tsvector from the analyzer's words,
+// space-separated, one text per boost bucket, and samples sample words.
+func tsWords(texts []string, samples int) pgtype.TSVector {
 	buckets := map[string]uint8{}
 	for b, text := range texts {
 		for len(text) > 0 {
@@ -57,14 +53,14 @@ func tsWords(texts []string, samples int) (words, tags pgtype.TSVector) {
 	return tsBuckets(buckets, samples)
 }
 
-// tsBuckets builds a document's search tsvectors from its words, each with
+// tsBuckets builds a document's search tsvector from its words, each with
 // the set of boost buckets holding it (bit b for bucket b; higher bits are
 // ignored), and samples sample words (see sampleWordsOf). Documents are
 // written with this set at hand (see wordsOnce):
 // sorting each distinct word once, rather than a (word, bucket) pair per
 // bucket split again from the buckets' texts, took the tsvectors of a
 // restore of 100,000 documents from 9.2 to 7.0 s of CPU.
-func tsBuckets(buckets map[string]uint8, samples int) (words, tags pgtype.TSVector) {
+func tsBuckets(buckets map[string]uint8, samples int) pgtype.TSVector {
 	type wordSet struct {
 		word string
 		set  uint8
@@ -113,8 +109,7 @@ func tsBuckets(buckets map[string]uint8, samples int) (words, tags pgtype.TSVect
 	for _, t := range tagged {
 		at += copy(lex[at:], t)
 	}
-	return pgtype.TSVector{Lexemes: withSampleWords(lex[nTagged:], samples), Valid: true},
-		pgtype.TSVector{Lexemes: lex[:nTagged:nTagged], Valid: true}
+	return pgtype.TSVector{Lexemes: withSampleWords(lex, samples), Valid: true}
 }
 
 // tsVector builds a tsvector of distinct words without positions from the
