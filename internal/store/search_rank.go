@@ -15,8 +15,9 @@ import (
 // kilobytes stored outside its row.
 const rankCandidates = 128
 
-// rankTiers counts the hits of a text search on PostgreSQL (window) and
-// ranks its page. The index tells whether a document matches but not how
+// rankTiers counts the hits of a text search on PostgreSQL (window; a
+// query of common words over a sample first, see sampledWindow) and ranks
+// its page. The index tells whether a document matches but not how
 // well: a hit's score (the weights of the buckets holding each query word,
 // as catalogd_rank sums them on SQLite) needs its tsvector. Instead of
 // scoring every hit it scores the hits that can make the page, tier by

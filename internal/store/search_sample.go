@@ -19,10 +19,11 @@ import (
 // index hands over every hit of a word before the first row is read: for a
 // word in each of 100,000 documents that list alone took 9–15 ms, most of
 // a search's time, to count 10,000 of them. So documents also carry sample
-// words: a document written as the n-th by a process holds "~1" to "~L",
-// where L is the number of trailing zero bits of n/sampleBlock, so that
-// "~L" is in one document of 2^L, in runs of sampleBlock documents written
-// one after the other (which lie on neighbouring pages of the table). A
+// words: the n-th document a process prepares for writing holds "~1" to
+// "~L", where L is the number of trailing zero bits of n/sampleBlock, so
+// that "~L" is in one document of 2^L, in runs of sampleBlock documents
+// written one after the other (which lie on neighbouring pages of the
+// table). A
 // query whose words are common enough is first counted over one sample
 // (its words and "~L"): the index then walks the sample's list and skips
 // through the words', a few times shorter, and the reading of the hits'
@@ -42,7 +43,7 @@ const (
 )
 
 // sampleWordsOf returns how many sample words ("~1" to "~L") the n-th
-// document a process writes holds.
+// document a process prepares holds.
 func sampleWordsOf(n uint64) int {
 	return min(bits.TrailingZeros64(n/sampleBlock), maxSampleLevel)
 }
@@ -50,7 +51,7 @@ func sampleWordsOf(n uint64) int {
 // sampleWord is the word of sample level l.
 func sampleWord(l int) string { return sampleTag + strconv.Itoa(l) }
 
-// sampleCounter numbers the documents a process writes. It starts from a
+// sampleCounter numbers the documents a process prepares. It starts from a
 // random number (see start), so that restarted or concurrent processes do
 // not all put their first documents in every sample.
 type sampleCounter struct{ n atomic.Uint64 }
@@ -68,14 +69,21 @@ func withSampleWords(lex []pgtype.TSVectorLexeme, l int) []pgtype.TSVectorLexeme
 	if l == 0 {
 		return lex
 	}
-	words := make([]pgtype.TSVectorLexeme, l)
-	for i := range words {
-		words[i].Word = sampleWord(i + 1)
-	}
-	sort.Slice(words, func(i, j int) bool { return words[i].Word < words[j].Word })
 	at := sort.Search(len(lex), func(i int) bool { return lex[i].Word >= sampleTag })
-	return slices.Insert(lex, at, words...)
+	return slices.Insert(lex, at, sampleLexemes[l]...)
 }
+
+// sampleLexemes[l] are the sample words "~1" to "~l", sorted.
+var sampleLexemes = func() [][]pgtype.TSVectorLexeme {
+	out := make([][]pgtype.TSVectorLexeme, maxSampleLevel+1)
+	for l := range out {
+		for i := 1; i <= l; i++ {
+			out[l] = append(out[l], pgtype.TSVectorLexeme{Word: sampleWord(i)})
+		}
+		slices.SortFunc(out[l], compareLexemes)
+	}
+	return out
+}()
 
 // wordStats is what PostgreSQL's statistics say of the documents: their
 // number and the share of them holding each of the most common words (and
