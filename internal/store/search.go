@@ -74,10 +74,10 @@ type Search struct {
 	walkFrom int
 	// traceTier, set by tests, learns how rankTiers ranked a page.
 	traceTier func(tier int, cut bool)
-	// samples numbers the documents written, for their sample words;
+	// samples numbers the documents prepared, for their sample words;
 	// stats are PostgreSQL's statistics of their words, and sampleHits
 	// the hits a sample is chosen to hold (see sampleLevel): 1.25 times
-	// maxTotal, lowered by tests.
+	// maxTotal, set otherwise by tests.
 	samples    sampleCounter
 	stats      atomic.Pointer[wordStats]
 	sampleHits float64
