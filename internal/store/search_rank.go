@@ -40,7 +40,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	first := 1 // tier 0 alone rarely settles a page: a hit outside it can score 4 a word from bucket 1
 	ask := windowAsk{facets: facets, entities: q.EntityCounts}
 	if q.Count > 0 {
-		ask.all = limit
+		ask.all = maxTotal - 1 // every hit's id, when the window holds them all
 	}
 	got, sampled, err := s.sampledWindow(ctx, x, from, tokens, conds, ask, counts)
 	if err == nil && !sampled {
@@ -57,15 +57,24 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return nil, nil
 	}
 	match := tsQuery(tokens)
-	// inTier is the tsquery of the hits of tier j. A token tagged with a
-	// bucket is in the document, so the tier of a one-word query needs no
-	// other condition; the query itself, whose last word is a prefix, made
-	// the index read every entry of a common word's prefix first.
-	inTier := func(j int) string {
-		if len(tokens) == 1 {
-			return tsTier(tokens, j)
+	// inTier is the condition of the hits of tier j: a tsquery and a
+	// condition on the document. A token tagged with a bucket is in the
+	// document, so the tier of a one-word query needs no other condition.
+	// When the window listed every hit, their ids stand for the query's
+	// other words. Either way the query itself is not read again through
+	// the index: the entries of both words of a two-word query of 1M
+	// datasets (85,000 each, the last word's, a prefix, gathered whole
+	// first) cost more than testing the ids of the tier's hits. The id
+	// is tested as an expression, which its index cannot serve: the tier's
+	// index entries are the few to read.
+	inTier := func(j int) (string, string, []any) {
+		switch {
+		case got.all != nil:
+			return tsTier(tokens, j), "(d.id + 0) = ANY(?::bigint[])", []any{got.all}
+		case len(tokens) == 1:
+			return tsTier(tokens, j), "TRUE", nil
 		}
-		return match + " & " + tsTier(tokens, j)
+		return match + " & " + tsTier(tokens, j), "TRUE", nil
 	}
 	tests := append([]string{match}, tsBucketTests(tokens)...)
 	exact, err := s.exactDocs(ctx, x, q.Text)
@@ -83,16 +92,16 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	// they are then the tier's first n hits. Through the index, every hit
 	// of a tier holding most documents (a word in every name) was read
 	// and sorted for the first n.
-	walk := func(n int, text string) (int, error) {
+	walk := func(n int, text, cond string, condArgs ...any) (int, error) {
 		if got.total < s.walkFrom {
-			return score(n, text, "TRUE")
+			return score(n, text, cond, condArgs...)
 		}
 		from := "(SELECT * FROM search_doc ORDER BY urn LIMIT " + strconv.Itoa(walkPerHit*n) + ")"
-		read, err := s.scoreHits(ctx, x, tests, exact, cands, from, n, text, "TRUE", conds)
+		read, err := s.scoreHits(ctx, x, tests, exact, cands, from, n, text, cond, conds, condArgs...)
 		if err != nil || read == n {
 			return read, err
 		}
-		return score(n, text, "TRUE")
+		return score(n, text, cond, condArgs...)
 	}
 	byID := func(ids []int64) error {
 		if len(ids) == 0 {
@@ -105,7 +114,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	for id := range exact {
 		ids = append(ids, id)
 	}
-	if got.all != nil {
+	if got.all != nil && len(got.all) <= limit {
 		// Few hits: score them all.
 		if err := byID(append(ids, got.all...)); err != nil {
 			return nil, err
@@ -117,7 +126,8 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	if got.complete() {
 		// A typical query's first tier is a handful of documents, listed
 		// through the index; a broad one's is cut below instead.
-		if tier, err = s.fewHits(ctx, x, inTier(first), conds, limit); err != nil {
+		text, cond, condArgs := inTier(first)
+		if tier, err = s.fewHits(ctx, x, text, cond, condArgs, conds, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -135,13 +145,13 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if !s.bucketUsed[j] && j < buckets-1 {
 			continue // the same hits as the tier before
 		}
-		text := match // the last tier: every hit
+		text, cond, condArgs := match, "TRUE", []any(nil) // the last tier: every hit
 		if j < len(bucketTags) {
-			text = inTier(j)
+			text, cond, condArgs = inTier(j)
 		}
 		var hits []int64
 		if j < len(bucketTags) && s.fewInTier(tokens, j) {
-			if hits, err = s.fewHits(ctx, x, text, conds, limit); err != nil {
+			if hits, err = s.fewHits(ctx, x, text, cond, condArgs, conds, limit); err != nil {
 				return nil, err
 			}
 		}
@@ -152,7 +162,7 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 			}
 			err = byID(hits)
 		} else {
-			read, err = walk(limit+1, text)
+			read, err = walk(limit+1, text, cond, condArgs...)
 		}
 		if err != nil {
 			return nil, err
@@ -165,14 +175,14 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	return s.pageOf(cands, q.Start, k), nil
 }
 
-// fewHits returns the ids of the documents matching the tsquery text and
-// conds when there are at most limit of them, and nil otherwise. The
+// fewHits returns the ids of the documents matching the tsquery text, cond
+// and conds when there are at most limit of them, and nil otherwise. The
 // window does not test its hits for the tier instead: a document's tsvector
 // is often stored outside its row, and reading it for each of thousands of
 // hits cost more than this statement, which reads limit+1 rows at most.
-func (s *Search) fewHits(ctx context.Context, x querier, text string, conds where, limit int) ([]int64, error) {
-	args := append(append([]any{text}, conds.args...), int64(limit+1))
-	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+conds.sql()+" LIMIT ?"), args...)
+func (s *Search) fewHits(ctx context.Context, x querier, text, cond string, condArgs []any, conds where, limit int) ([]int64, error) {
+	args := append(append(append([]any{text}, condArgs...), conds.args...), int64(limit+1))
+	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+cond+" AND "+conds.sql()+" LIMIT ?"), args...)
 	if err != nil || len(ids) > limit {
 		return nil, err
 	}
