@@ -59,20 +59,20 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	match := tsQuery(tokens)
 	// inTier is the condition of the hits of tier j: a tsquery and a
 	// condition on the document. A token tagged with a bucket is in the
-	// document, so the tier of a one-word query needs no other condition.
-	// When the window listed every hit, their ids stand for the query's
-	// other words. Either way the query itself is not read again through
-	// the index: the entries of both words of a two-word query of 1M
-	// datasets (85,000 each, the last word's, a prefix, gathered whole
-	// first) cost more than testing the ids of the tier's hits. The id
-	// is tested as an expression, which its index cannot serve: the tier's
-	// index entries are the few to read.
+	// document, so the tier of a one-word query needs no other condition;
+	// when the window listed every hit, their ids stand for the query's
+	// other words. Only otherwise are the query's words read through the
+	// index again: for a two-word query of 1M datasets their entries
+	// (85,000 each, the last word's, a prefix, gathered whole first) cost
+	// more than testing the ids of a tier's hits. The id is tested as an
+	// expression, which its index cannot serve: the tier's index entries
+	// are the few to read.
 	inTier := func(j int) (string, string, []any) {
 		switch {
-		case got.all != nil:
-			return tsTier(tokens, j), "(d.id + 0) = ANY(?::bigint[])", []any{got.all}
 		case len(tokens) == 1:
 			return tsTier(tokens, j), "TRUE", nil
+		case got.all != nil:
+			return tsTier(tokens, j), "(d.id + 0) = ANY(?::bigint[])", []any{got.all}
 		}
 		return match + " & " + tsTier(tokens, j), "TRUE", nil
 	}
