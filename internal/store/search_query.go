@@ -1,7 +1,6 @@
 package store
 
 import (
-	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -514,8 +513,9 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		selArgs = append(selArgs, int64(ask.byURN))
 	}
 	if ask.all > 0 {
-		// The list is built for every hit, and array_agg costs less
-		// than string_agg over 10,000 of them; only a short one is sent.
+		// The list is built for every hit and sent only when they are
+		// at most ask.all: array_agg costs less than string_agg over
+		// 10,000 of them.
 		list := agg("h.id", "','", "")
 		if pg {
 			list = "array_to_string(array_agg(h.id), ',')"
@@ -683,42 +683,6 @@ func (a ranked) before(b ranked) bool {
 		return c < 0
 	}
 	return a.urn < b.urn
-}
-
-// topK keeps the k best hits seen, worst first (a heap).
-type topK struct {
-	k    int
-	hits []ranked
-}
-
-func (t *topK) Len() int           { return len(t.hits) }
-func (t *topK) Less(i, j int) bool { return t.hits[j].before(t.hits[i]) }
-func (t *topK) Swap(i, j int)      { t.hits[i], t.hits[j] = t.hits[j], t.hits[i] }
-func (t *topK) Push(x any)         { t.hits = append(t.hits, x.(ranked)) }
-func (t *topK) Pop() any {
-	h := t.hits[len(t.hits)-1]
-	t.hits = t.hits[:len(t.hits)-1]
-	return h
-}
-
-// consider keeps h if it is among the k best so far.
-func (t *topK) consider(h ranked) {
-	if t.k == 0 {
-		return
-	}
-	if len(t.hits) == t.k {
-		w := t.hits[0]
-		c := rankCompare(h.exact, h.score, w.exact, w.score)
-		if c > 0 || c == 0 && h.urn >= w.urn {
-			return
-		}
-	}
-	if len(t.hits) < t.k {
-		heap.Push(t, h)
-		return
-	}
-	t.hits[0] = h
-	heap.Fix(t, 0)
 }
 
 // exactDocs returns the documents whose name-like field equals the whole

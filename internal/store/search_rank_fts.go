@@ -40,7 +40,7 @@ func (s *Search) rankFTS(ctx context.Context, x querier, q catalog.SearchQuery, 
 	}
 	from := hitsJoin(conds)
 	w := where{conds: append([]string{cond}, conds.conds...), args: append([]any{match}, conds.args...)}
-	rank := textRank(len(tokens), bucketWeight)
+	rank := textRank(bucketWeight)
 	k := 0
 	if q.Count > 0 {
 		k = min(q.Start+q.Count, maxTotal)
@@ -272,7 +272,7 @@ func bestDoc(id int64) bestOf      { return bestOf{id: id} }
 // bestHits adds to cands the k best hits (by score, then URN) of the FTS5
 // query text among the documents meeting conds and which.
 func (s *Search) bestHits(ctx context.Context, x querier, tokens []string, text string, conds where, cands map[int64]ranked, k int, which bestOf) error {
-	rank := textRank(len(tokens), bucketWeight)
+	rank := textRank(bucketWeight)
 	stmt := "SELECT d.id, d.urn, " + rank + " AS score FROM search_fts f CROSS JOIN search_doc d ON d.id = f.rowid WHERE search_fts MATCH ?"
 	args := []any{text}
 	switch {

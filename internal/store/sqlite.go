@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -46,11 +45,10 @@ func foldCase(v any) any {
 }
 
 // textRank is the SQLite score expression of a full-text hit: the weights
-// of the columns the first phrases of its query (one per query word) occur
-// in, summed by catalogd_rank, an FTS5 function each driver file registers
-// on every connection.
-func textRank(phrases int, weights []string) string {
-	return "catalogd_rank(search_fts, " + strconv.Itoa(phrases) + ", " + strings.Join(weights, ", ") + ")"
+// of the columns its words occur in, summed by catalogd_rank, an FTS5
+// function each driver file registers on every connection.
+func textRank(weights []string) string {
+	return "catalogd_rank(search_fts, " + strings.Join(weights, ", ") + ")"
 }
 
 // SQLite primary and extended result codes (https://sqlite.org/rescode.html)

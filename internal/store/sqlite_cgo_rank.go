@@ -55,23 +55,15 @@ extern double sqlite3_value_double(sqlite3_value*);
 extern void sqlite3_result_double(sqlite3_context*, double);
 extern int sqlite3_auto_extension(void (*)(void));
 
-// catalogd_rank(fts, n, w0, w1, ...) scores a row by the columns each of
-// the query's first n phrases occurs in: the sum, over those phrases and
-// the columns holding them, of the column's weight (the phrases after them
-// select a ranking tier, see rankFTS). It reads the column lists the index
-// itself keeps (detail=column), which is all a contentless table has: bm25
-// needs positions, so on such a table it scores every row 0, after
-// counting each phrase's documents and reading each row's length for
-// nothing.
+// catalogd_rank(fts, w0, w1, ...) scores a row by the columns each query
+// phrase occurs in: the sum, over phrases and the columns holding them, of
+// the column's weight. It reads the column lists the index itself keeps
+// (detail=column), which is all a contentless table has: bm25 needs
+// positions, so on such a table it scores every row 0, after counting each
+// phrase's documents and reading each row's length for nothing.
 static void catalogd_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
 	double score = 0;
 	int nPhrase = api->xPhraseCount(fts);
-	if (nVal > 0) {
-		int n = (int)sqlite3_value_double(apVal[0]);
-		if (n < nPhrase) {
-			nPhrase = n;
-		}
-	}
 	for (int p = 0; p < nPhrase; p++) {
 		Fts5PhraseIter it;
 		int col = -1;
@@ -79,8 +71,8 @@ static void catalogd_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3
 			continue;
 		}
 		for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col)) {
-			if (col + 1 < nVal) {
-				score += sqlite3_value_double(apVal[col + 1]);
+			if (col < nVal) {
+				score += sqlite3_value_double(apVal[col]);
 			}
 		}
 	}

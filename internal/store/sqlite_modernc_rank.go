@@ -91,8 +91,7 @@ func rankExtension(tls *libc.TLS, db, errMsg, routines uintptr) int32 {
 }
 
 // rankFunction is catalogd_rank (an fts5_extension_function): the sum, over
-// the query's first n phrases and the columns holding them, of the columns'
-// weights.
+// query phrases and the columns holding them, of the columns' weights.
 func rankFunction(tls *libc.TLS, api, fts, ctx uintptr, nVal int32, vals uintptr) {
 	phraseCount := callPtr[func(*libc.TLS, uintptr) int32](load[uintptr](api + fts5PhraseCount))
 	first := callPtr[func(*libc.TLS, uintptr, int32, uintptr, uintptr) int32](load[uintptr](api + fts5PhraseFirstColumn))
@@ -101,18 +100,14 @@ func rankFunction(tls *libc.TLS, api, fts, ctx uintptr, nVal int32, vals uintptr
 	defer tls.Free(int(fts5PhraseIterSize + 4))
 	iter, pCol := mem, mem+fts5PhraseIterSize
 	score := 0.0
-	phrases := phraseCount(tls, fts)
-	if nVal > 0 {
-		phrases = min(phrases, int32(sqlite3.Xsqlite3_value_double(tls, load[uintptr](vals))))
-	}
-	for p := range phrases {
+	for p := range phraseCount(tls, fts) {
 		put[int32](pCol, -1)
 		if first(tls, fts, p, iter, pCol) != sqliteOK {
 			continue
 		}
 		for col := load[int32](pCol); col >= 0; col = load[int32](pCol) {
-			if col+1 < nVal {
-				score += sqlite3.Xsqlite3_value_double(tls, load[uintptr](vals+uintptr(col+1)*8))
+			if col < nVal {
+				score += sqlite3.Xsqlite3_value_double(tls, load[uintptr](vals+uintptr(col)*8))
 			}
 			next(tls, fts, iter, pCol)
 		}
