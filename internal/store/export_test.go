@@ -56,13 +56,13 @@ func TraceFewTiers(s *Search, f func(tier int)) { s.traceFew = f }
 // ForgetWordStats makes s read PostgreSQL's word statistics again.
 func ForgetWordStats(s *Search) { s.stats.Store(nil) }
 
-// LastWordWhole reports whether a text search of tokens on SQLite matches
-// its last word as a whole word (see lastWordWhole).
-func LastWordWhole(ctx context.Context, db *DB, tokens ...string) (bool, error) {
+// LastWordWhole reports whether a text search of tokens matches its last
+// word as a whole word (see lastWordWhole).
+func LastWordWhole(ctx context.Context, s *Search, tokens ...string) (bool, error) {
 	var whole bool
-	err := db.searchSnapshot(ctx, func(x querier) error {
+	err := s.db.searchSnapshot(ctx, func(x querier) error {
 		var err error
-		whole, err = lastWordWhole(ctx, x, tokens)
+		whole, err = s.lastWordWhole(ctx, x, tokens)
 		return err
 	})
 	return whole, err

@@ -261,9 +261,9 @@ func (s *Search) criterion(c catalog.Criterion, driven bool) (string, []any, err
 func (s *Search) textMatch(tokens []string, column string) (from, cond string, arg string) {
 	if s.db.q.pg {
 		if column == "ac" {
-			return "search_doc d", "d.ac @@ ?::tsquery", tsQuery(tokens)
+			return "search_doc d", "d.ac @@ ?::tsquery", tsQuery(tokens, true)
 		}
-		return "search_doc d", "d.tsv @@ ?::tsquery", tsQuery(tokens)
+		return "search_doc d", "d.tsv @@ ?::tsquery", tsQuery(tokens, true)
 	}
 	// CROSS JOIN keeps the full-text match as the outer loop: left to
 	// itself the planner may drive from the entity index and run the match
@@ -354,7 +354,14 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 		case len(tokens) > 0 && !s.db.q.pg:
 			page, err = s.rankFTS(ctx, x, q, tokens, conds, len(inColumn) > 0, counts, &res)
 		case len(tokens) > 0:
-			page, err = s.rankTiers(ctx, x, q, tokens, from, w, conds, len(inColumn) > 0, counts, &res)
+			var whole bool
+			if whole, err = s.lastWordWhole(ctx, x, tokens); err != nil {
+				return err
+			}
+			if whole {
+				w.args[0] = tsQuery(tokens, false) // the text condition's
+			}
+			page, err = s.rankTiers(ctx, x, q, tokens, !whole, from, w, conds, len(inColumn) > 0, counts, &res)
 		default:
 			// In URN order: from the window when it held every hit.
 			var got windowGot

@@ -33,14 +33,19 @@ const rankCandidates = 128
 // rankCandidates hits (a word in every name) is cut to the hits with the
 // smallest URNs, the order ties take: the page is then exact when those
 // hits tie, as such broad words make them, and approximate otherwise.
-func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, from string, w, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
+func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, prefix bool, from string, w, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
 	k := min(q.Start+q.Count, maxTotal)
 	limit := max(s.candidates, k)
 	buckets := len(bucketWeight)
 	first := 1 // tier 0 alone rarely settles a page: a hit outside it can score 4 a word from bucket 1
 	ask := windowAsk{facets: facets, entities: q.EntityCounts}
 	if q.Count > 0 {
-		ask.all = maxTotal - 1 // every hit's id, when the window holds them all
+		// The hits' ids, when few enough to score them all; with the last
+		// word a prefix, when the window holds them all (see inTier).
+		ask.all = limit
+		if prefix {
+			ask.all = maxTotal - 1
+		}
 	}
 	got, sampled, err := s.sampledWindow(ctx, x, from, tokens, conds, ask, counts)
 	if err == nil && !sampled {
@@ -56,27 +61,27 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	if q.Count == 0 || q.Start >= got.total {
 		return nil, nil
 	}
-	match := tsQuery(tokens)
+	match := tsQuery(tokens, prefix)
 	// inTier is the condition of the hits of tier j: a tsquery and a
 	// condition on the document. A token tagged with a bucket is in the
-	// document, so the tier of a one-word query needs no other condition;
-	// when the window listed every hit, their ids stand for the query's
-	// other words. Only otherwise are the query's words read through the
-	// index again: for a two-word query of 1M datasets their entries
-	// (85,000 each, the last word's, a prefix, gathered whole first) cost
-	// more than testing the ids of a tier's hits. The id is tested as an
-	// expression, which its index cannot serve: the tier's index entries
-	// are the few to read.
+	// document, so the tier of a one-word query needs no other condition.
+	// A multi-word query's tier also holds its other words: the index reads
+	// the tier's few entries and skips through the words' many. But GIN
+	// gathers a prefix's entries whole first (85,000 for a word in 8% of
+	// 1M datasets): when the last word is a prefix and the window listed
+	// every hit, their ids stand for the query's words instead. The id is
+	// tested as an expression, which its index cannot serve: the tier's
+	// index entries are the few to read.
 	inTier := func(j int) (string, string, []any) {
 		switch {
 		case len(tokens) == 1:
-			return tsTier(tokens, j), "TRUE", nil
+			return tsTier(tokens, j, prefix), "TRUE", nil
 		case got.all != nil:
-			return tsTier(tokens, j), "(d.id + 0) = ANY(?::bigint[])", []any{got.all}
+			return tsTier(tokens, j, prefix), "(d.id + 0) = ANY(?::bigint[])", []any{got.all}
 		}
-		return match + " & " + tsTier(tokens, j), "TRUE", nil
+		return match + " & " + tsTier(tokens, j, prefix), "TRUE", nil
 	}
-	tests := append([]string{match}, tsBucketTests(tokens)...)
+	tests := append([]string{match}, tsBucketTests(tokens, prefix)...)
 	exact, err := s.exactDocs(ctx, x, q.Text)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,7 +30,7 @@ import (
 // (with the whole file mapped, see wcFetch; 77 to 42 ms p99).
 func (s *Search) rankFTS(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
 	_, cond, match := s.textMatch(tokens, "")
-	whole, err := lastWordWhole(ctx, x, tokens)
+	whole, err := s.lastWordWhole(ctx, x, tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -163,37 +162,6 @@ func hitsJoin(conds where) string {
 		return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid"
 	}
 	return "search_fts f CROSS JOIN search_doc d INDEXED BY search_doc_hit ON d.id = f.rowid"
-}
-
-// lastWordWhole reports whether FTS5 may match the last query word as a
-// whole word rather than a prefix (see ftsWords), to the same hits: when
-// no other word of the text table begins with it. FTS5 reads the hits of a
-// prefix by merging the lists of every word it begins into one before the
-// query runs, even when that is one word: in a two-word search of 1M
-// datasets that cost 1.1-1.5 of 4.1-4.5 ms, and the look-up in the words
-// (search_fts_words) 0.1 ms. The look-up is of the word's bytes, which
-// are the indexed word's only for lower-case ASCII letters and digits
-// (unicode61 folds case and diacritics); other words stay prefixes.
-func lastWordWhole(ctx context.Context, x querier, tokens []string) (bool, error) {
-	last := tokens[len(tokens)-1]
-	for i := 0; i < len(last); i++ {
-		if c := last[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			return false, nil
-		}
-	}
-	// The bounds hold every word that extends last and not last itself:
-	// "\x00" sorts first after it, and no UTF-8 text holds a byte 0xff.
-	// Instance rows come without counting a word's documents, which the
-	// other kinds of fts5vocab table do before their first row.
-	var one int
-	err := x.QueryRowContext(ctx, "SELECT 1 FROM search_fts_words WHERE term >= ? AND term <= ? LIMIT 1", last+"\x00", last+"\xff").Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("words beginning with %q: %w", last, err)
-	}
-	return false, nil
 }
 
 // maxAbove bounds the hits above the bound rankFTS sorts in Go (looking up

@@ -358,14 +358,18 @@ func TestSearchEntityCounts(t *testing.T) {
 }
 
 // TestSearchLastWordPrefix checks that the last word of a text search
-// matches every word it begins on both stores, SQLite matching it as a
-// whole word when no other word begins with it: a search must find the
-// same documents either way, after a deletion too.
+// matches every word it begins on both stores, matched as a whole word
+// when no other word begins with it: a search must find the same
+// documents either way, after a write, a deletion and (PostgreSQL, whose
+// list of words a rebuild empties and fills again) a rebuild too.
 func TestSearchLastWordPrefix(t *testing.T) {
 	ctx := context.Background()
 	urn := func(name string) string { return "urn:li:dataset:(urn:li:dataPlatform:hive," + name + ",PROD)" }
 	names := map[string]string{
 		"a": "order book", "b": "orders daily", "c": "ordering rules", "d": "zebra crossing",
+	}
+	doc := func(k, name string) catalog.Document {
+		return catalog.Document{URN: urn(k), EntityType: "dataset", Fields: map[string][]any{"name": {name}}}
 	}
 	type check struct {
 		text string
@@ -380,19 +384,31 @@ func TestSearchLastWordPrefix(t *testing.T) {
 		{"zebra crossing", []string{"d"}},
 		{"orderings", nil},
 	}
+	written := []check{ // once "bookings ledger" is written
+		{"book", []string{"a", "e"}},
+		{"bookings", []string{"e"}},
+	}
 	after := []check{ // once "ordering rules" is deleted
 		{"order", []string{"a", "b"}},
 		{"ordering", nil},
 		{"orders", []string{"b"}},
+		{"book", []string{"a", "e"}},
+	}
+	type whole struct {
+		word  string
+		whole bool
 	}
 	dbs := map[string]func(testing.TB) *store.DB{"sqlite": openSQLite, "postgres": openPostgres}
 	for name, open := range dbs {
 		t.Run(name, func(t *testing.T) {
 			db := open(t)
-			idx := openSearch(t, db, catalogtest.SearchFields)
+			idx, err := db.OpenSearch(ctx, catalogtest.SearchFields)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var docs []catalog.Document
 			for k, n := range names {
-				docs = append(docs, catalog.Document{URN: urn(k), EntityType: "dataset", Fields: map[string][]any{"name": {n}}})
+				docs = append(docs, doc(k, n))
 			}
 			if err := idx.Upsert(ctx, docs); err != nil {
 				t.Fatal(err)
@@ -417,23 +433,55 @@ func TestSearchLastWordPrefix(t *testing.T) {
 					}
 				}
 			}
-			run(before)
-			if name == "sqlite" {
-				// Whether the searches above went through the whole word:
-				// never for other than lower-case ASCII letters and digits.
-				for _, c := range []struct {
-					word  string
-					whole bool
-				}{{"orders", true}, {"book", true}, {"nowhere", true}, {"order", false}, {"cross", false}, {"ördér", false}, {"Orders", false}} {
-					whole, err := store.LastWordWhole(ctx, db, "zebra", c.word)
-					if err != nil || whole != c.whole {
-						t.Errorf("last word %q whole = %v, %v; want %v", c.word, whole, err, c.whole)
+			// wholes checks whether searches ending in each word go
+			// through the whole word.
+			wholes := func(ws ...whole) {
+				t.Helper()
+				for _, c := range ws {
+					got, err := store.LastWordWhole(ctx, idx, "zebra", c.word)
+					if err != nil || got != c.whole {
+						t.Errorf("last word %q whole = %v, %v; want %v", c.word, got, err, c.whole)
 					}
 				}
 			}
+			run(before)
+			wholes(whole{"orders", true}, whole{"book", true}, whole{"nowhere", true}, whole{"order", false}, whole{"cross", false})
+			if name == "sqlite" {
+				// Never for other than lower-case ASCII letters and
+				// digits, which FTS5 folds.
+				wholes(whole{"ördér", false}, whole{"Orders", false})
+			} else {
+				// PostgreSQL's lexemes are the analyzer's words as they are.
+				wholes(whole{"ördér", true}, whole{"Orders", true})
+			}
+			if err := idx.Upsert(ctx, []catalog.Document{doc("e", "bookings ledger")}); err != nil {
+				t.Fatal(err)
+			}
+			run(written)
+			wholes(whole{"book", false}, whole{"bookings", true})
 			if err := idx.Delete(ctx, []string{urn("c")}); err != nil {
 				t.Fatal(err)
 			}
+			run(after)
+			if name == "sqlite" {
+				return
+			}
+			// A deleted document's words stay listed until a rebuild.
+			wholes(whole{"order", false})
+			if err := db.Update(ctx, func(tx catalog.Tx) error { return idx.ResetDocuments(ctx, tx) }); err != nil {
+				t.Fatal(err)
+			}
+			docs = []catalog.Document{doc("a", names["a"]), doc("b", names["b"]), doc("e", "bookings ledger")}
+			if err := db.Update(ctx, func(tx catalog.Tx) error { return idx.InsertPrepared(ctx, tx, idx.PrepareDocuments(docs)) }); err != nil {
+				t.Fatal(err)
+			}
+			// Until the rebuild ends its list is incomplete: prefixes.
+			wholes(whole{"orders", false}, whole{"nowhere", false})
+			run(after)
+			if err := idx.FinishReset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wholes(whole{"order", false}, whole{"orders", true}, whole{"book", false}, whole{"bookings", true}, whole{"nowhere", true})
 			run(after)
 		})
 	}

@@ -151,14 +151,15 @@ func tsLexeme(t string, prefix bool, weights string) string {
 	return s + weights
 }
 
-// tsQuery is the tsquery matching documents that hold every token, the last
-// as a prefix (to_tsquery's "word:*"), without parsing the tokens again.
-// tokens must not be empty.
-func tsQuery(tokens []string) string {
+// tsQuery is the tsquery matching documents that hold every token, the
+// last as a prefix (to_tsquery's "word:*") when prefix is set, without
+// parsing the tokens again. tokens must not be empty.
+func tsQuery(tokens []string, prefix bool) string {
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {
-		// Whole words, but for the last, a prefix (see search.QueryTokens).
-		parts[i] = tsLexeme(t, i == len(tokens)-1, "")
+		// Whole words, but for the last, a prefix (see search.QueryTokens
+		// and lastWordWhole).
+		parts[i] = tsLexeme(t, prefix && i == len(tokens)-1, "")
 	}
 	return strings.Join(parts, " & ")
 }
@@ -166,11 +167,11 @@ func tsQuery(tokens []string) string {
 // tsTier is the tsquery of the documents holding some token in one of the
 // buckets up to and including last (at most 3), which the index answers
 // through the tagged words: the candidates of a ranking tier.
-func tsTier(tokens []string, last int) string {
+func tsTier(tokens []string, last int, prefix bool) string {
 	var alts []string
 	for i, t := range tokens {
 		for b := 0; b <= last; b++ {
-			alts = append(alts, tsLexeme(string(bucketTags[b])+t, i == len(tokens)-1, ""))
+			alts = append(alts, tsLexeme(string(bucketTags[b])+t, prefix && i == len(tokens)-1, ""))
 		}
 	}
 	return "(" + strings.Join(alts, " | ") + ")"
@@ -179,10 +180,10 @@ func tsTier(tokens []string, last int) string {
 // tsBucketTests lists, token by token and bucket by bucket, the tsquery
 // testing whether a document's tsvector holds the token in the bucket:
 // what a document's score is summed from (see scoreOf).
-func tsBucketTests(tokens []string) []string {
+func tsBucketTests(tokens []string, prefix bool) []string {
 	out := make([]string, 0, len(tokens)*len(bucketMark))
 	for i, t := range tokens {
-		prefix := i == len(tokens)-1
+		prefix := prefix && i == len(tokens)-1
 		for b := range bucketMark {
 			if b < len(bucketTags) {
 				out = append(out, tsLexeme(string(bucketTags[b])+t, prefix, ""))
