@@ -53,6 +53,10 @@ func TraceSamples(s *Search, f func(level int, full bool)) { s.traceSample = f }
 // because PostgreSQL's statistics estimate few hits in them.
 func TraceFewTiers(s *Search, f func(tier int)) { s.traceFew = f }
 
+// TraceWalks makes s report the walks in URN order that it stopped after
+// their probe (see rankTiers).
+func TraceWalks(s *Search, f func()) { s.traceWalk = f }
+
 // ForgetWordStats makes s read PostgreSQL's word statistics again.
 func ForgetWordStats(s *Search) { s.stats.Store(nil) }
 

@@ -89,6 +89,8 @@ type Search struct {
 	// listed through the index for the few hits estimated (fewInTier).
 	traceSample func(level int, full bool)
 	traceFew    func(tier int)
+	// traceWalk learns that a walk's probe found its tier too small.
+	traceWalk func()
 	// rebuild collects the words of a rebuild's documents (PostgreSQL).
 	rebuild rebuildWords
 }

@@ -92,19 +92,33 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return s.scoreHits(ctx, x, tests, exact, cands, "search_doc", n, text, cond, conds, condArgs...)
 	}
 	// walk scores the first n hits of a tier of a broad query (the window
-	// met walkFrom hits, maxTotal but in tests) found by walking the documents in URN order and
-	// testing each, as long as the first walkPerHit*n documents hold them:
-	// they are then the tier's first n hits. Through the index, every hit
-	// of a tier holding most documents (a word in every name) was read
-	// and sorted for the first n.
+	// met walkFrom hits, maxTotal but in tests) found by walking the
+	// documents in URN order and testing each, as long as the first
+	// walkPerHit*n documents hold them: they are then the tier's first n
+	// hits. Through the index, every hit of a tier holding most documents
+	// (a word in every name) was read and sorted for the first n. The
+	// walk's first walkProbe-th goes first: a tier far too small for the
+	// whole walk to find n hits (a common word's in some names only) is
+	// then read through the index after a few hundred documents rather
+	// than after the walk, which tests each document's tsvector: 22-29 ms
+	// of a 1M-dataset search, then the index's 6-8 ms.
 	walk := func(n int, text, cond string, condArgs ...any) (int, error) {
 		if got.total < s.walkFrom {
 			return score(n, text, cond, condArgs...)
 		}
-		from := "(SELECT * FROM search_doc ORDER BY urn LIMIT " + strconv.Itoa(walkPerHit*n) + ")"
-		read, err := s.scoreHits(ctx, x, tests, exact, cands, from, n, text, cond, conds, condArgs...)
-		if err != nil || read == n {
-			return read, err
+		for _, docs := range []int{walkPerHit * n / walkProbe, walkPerHit * n} {
+			from := "(SELECT * FROM search_doc ORDER BY urn LIMIT " + strconv.Itoa(docs) + ")"
+			read, err := s.scoreHits(ctx, x, tests, exact, cands, from, n, text, cond, conds, condArgs...)
+			if err != nil || read == n {
+				return read, err
+			}
+			if docs < walkPerHit*n && read*walkProbe*2 < n {
+				// The whole walk would find less than half of n.
+				if s.traceWalk != nil {
+					s.traceWalk()
+				}
+				break
+			}
 		}
 		return score(n, text, cond, condArgs...)
 	}
@@ -258,8 +272,12 @@ func (s *Search) pageFound(cands map[int64]ranked, k int, bound float64) bool {
 }
 
 // walkPerHit bounds the documents a walk in URN order reads for each hit
-// it looks for (see rankTiers).
-const walkPerHit = 16
+// it looks for, and walkProbe what part of them it reads first (see
+// rankTiers).
+const (
+	walkPerHit = 16
+	walkProbe  = 8
+)
 
 // scoreHits scores the documents of from (search_doc or a subquery of its
 // rows) that meet cond and conds among those matching the tsquery text, in

@@ -59,7 +59,9 @@ func TestSearchSameOnBothStores(t *testing.T) {
 		if r.IntN(3) == 0 {
 			d.Fields["glossary"] = []any{pick(1)}
 		}
-		d.Fields["fieldDescriptions"] = []any{pick(3), pick(3)}
+		// "snapshot" is in every document and no name: a broad query
+		// whose name tier is empty.
+		d.Fields["fieldDescriptions"] = []any{pick(3), pick(3) + " snapshot"}
 		docs = append(docs, d)
 	}
 	open := func(db *store.DB) *store.Search {
@@ -76,7 +78,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 	pgDB := openPostgres(t)
 	sqlite, pg := open(openSQLite(t)), open(pgDB)
 	var queries []catalog.SearchQuery
-	for _, text := range append(vocab, "every", "orders customer", "daily rev", "zephyr orders", "ord", "revenue stock ledger", "every orders", "t007", "nothing", "123", "orders 12") {
+	for _, text := range append(vocab, "every", "orders customer", "daily rev", "zephyr orders", "ord", "revenue stock ledger", "every orders", "t007", "nothing", "123", "orders 12", "snapshot", "every snapshot") {
 		for _, page := range [][2]int{{0, 10}, {10, 10}, {0, 3}, {5, 40}} {
 			queries = append(queries, catalog.SearchQuery{Text: text, EntityTypes: []string{"dataset"}, Facets: []string{"platform", "tags"}, Start: page[0], Count: page[1]})
 		}
@@ -95,6 +97,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 	sqliteTier := -2
 	store.TraceTiers(sqlite, func(t int, _ bool) { sqliteTier = t })
 	seen := map[string]bool{}
+	store.TraceWalks(pg, func() { seen["a walk stopped after its probe"] = true })
 	for _, q := range queries {
 		sqliteTier = -2
 		want, err := sqlite.Search(ctx, q)
@@ -112,6 +115,9 @@ func TestSearchSameOnBothStores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A page cut from a broad tier is approximate (see rankTiers):
+		// searched, not compared.
+		approx := false
 		switch {
 		case tier == -2:
 		case cut && q.Text == "every":
@@ -119,7 +125,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 			// smallest URNs are the page.
 			seen["cut"] = true
 		case cut:
-			continue
+			approx = true
 		case tier == -1:
 			seen["every hit scored"] = true
 		case tier == 1:
@@ -127,7 +133,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 		default:
 			seen["tier 2 or later"] = true
 		}
-		if !reflect.DeepEqual(got, want) {
+		if !approx && !reflect.DeepEqual(got, want) {
 			t.Errorf("search %q [%d, +%d) (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(got), describe(want))
 		}
 		// The same with the tiers of broad queries walked in URN order
@@ -138,7 +144,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(walked, want) {
+		if !approx && !reflect.DeepEqual(walked, want) {
 			t.Errorf("search %q [%d, +%d), walked (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(walked), describe(want))
 		}
 	}
@@ -167,7 +173,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 			t.Errorf("search %q [%d, +%d), with statistics: PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, describe(got), describe(want))
 		}
 	}
-	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut", "SQLite: every hit scored", "SQLite: the hits with a word in a name", "a tier listed for its few hits"} {
+	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut", "SQLite: every hit scored", "SQLite: the hits with a word in a name", "a tier listed for its few hits", "a walk stopped after its probe"} {
 		if !seen[path] {
 			t.Errorf("no query was ranked by %s", path)
 		}
