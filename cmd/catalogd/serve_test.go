@@ -4,9 +4,10 @@ import (
 	"context"
 	"io"
 	"net"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/catalogd/catalogd/internal/testproc"
 )
 
 // TestServeFailureStopsBackgroundWork checks that serve, failing after it
@@ -25,19 +26,7 @@ func TestServeFailureStopsBackgroundWork(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "listen on") {
 		t.Fatalf("serve on a taken address: %v, want a listen error\n%s", err, stderr)
 	}
-	if stacks := goroutineStacks(); strings.Contains(stacks, "events.(*Stream).Prune") {
+	if stacks := testproc.GoroutineStacks(); strings.Contains(stacks, "events.(*Stream).Prune") {
 		t.Errorf("the event pruner still runs after serve returned:\n%s", stacks)
-	}
-}
-
-// goroutineStacks returns the stacks of every goroutine.
-func goroutineStacks() string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return string(buf[:n])
-		}
-		buf = make([]byte, 2*len(buf))
 	}
 }

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/catalogd/catalogd/internal/testproc"
 )
 
 // TestCloseReleasesFiles checks that no connection outlives Close, with
@@ -52,30 +53,17 @@ func TestCloseReleasesFiles(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatalf("round %d: Close: %v", round, err)
 		}
-		if open := openFilesUnder(t, dir); len(open) > 0 {
+		open, err := testproc.OpenFiles(dir)
+		if err != nil {
+			t.Skipf("the open files cannot be listed here: %v", err)
+		}
+		if len(open) > 0 {
 			t.Fatalf("round %d: files still open after Close: %v", round, open)
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatalf("round %d: remove the data directory after Close: %v", round, err)
 		}
 	}
-}
-
-// openFilesUnder lists the files under dir this process has open.
-func openFilesUnder(t *testing.T, dir string) []string {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("the open files cannot be listed here: %v", err)
-	}
-	var open []string
-	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
-		if err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
-			open = append(open, target)
-		}
-	}
-	return open
 }
 
 // TestOpenFailureStopsBackgroundWork checks that a store that fails to
@@ -90,19 +78,7 @@ func TestOpenFailureStopsBackgroundWork(t *testing.T) {
 		db.Close()
 		t.Fatal("Open of a file that is not a database succeeded")
 	}
-	if stacks := goroutineStacks(); strings.Contains(stacks, "store.(*DB).checkpoint") {
+	if stacks := testproc.GoroutineStacks(); strings.Contains(stacks, "store.(*DB).checkpoint") {
 		t.Errorf("the checkpointer still runs after Open failed:\n%s", stacks)
-	}
-}
-
-// goroutineStacks returns the stacks of every goroutine.
-func goroutineStacks() string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return string(buf[:n])
-		}
-		buf = make([]byte, 2*len(buf))
 	}
 }

@@ -294,11 +294,10 @@ func (s *Search) migrations() []Migration {
 			// See wordsComplete. Listing the words of existing documents
 			// (ts_stat) took 10 s per 100,000 datasets: until a rebuild
 			// lists them, their searches match prefixes as before.
-			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS search_word (word TEXT COLLATE "C" PRIMARY KEY)`); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, "INSERT INTO search_word (word) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM search_doc)", wordsComplete)
-			return err
+			return execAll(
+				`CREATE TABLE IF NOT EXISTS search_word (word TEXT COLLATE "C" PRIMARY KEY)`,
+				"INSERT INTO search_word (word) SELECT '"+wordsComplete+"' WHERE NOT EXISTS (SELECT 1 FROM search_doc)",
+			)(ctx, tx, dialect)
 		},
 	}}
 }

@@ -79,11 +79,15 @@ func ftsLastWordWhole(ctx context.Context, x querier, last string) (bool, error)
 	return false, nil
 }
 
+// tagBytes are the first bytes of the lexemes that are not the analyzer's
+// words: bucket tags and the sample tag.
+var tagBytes = string(bucketTags[:]) + sampleTag
+
 // plainWords adds to set the analyzer's words of a document's search
 // tsvector: its lexemes but the bucket-tagged and sample words.
 func plainWords(v pgtype.TSVector, set map[string]struct{}) {
 	for _, l := range v.Lexemes {
-		if l.Word == "" || strings.IndexByte(string(bucketTags[:])+sampleTag, l.Word[0]) >= 0 {
+		if l.Word == "" || strings.IndexByte(tagBytes, l.Word[0]) >= 0 {
 			continue
 		}
 		set[l.Word] = struct{}{}

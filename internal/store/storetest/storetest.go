@@ -21,6 +21,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver for the admin connection
 
 	"github.com/catalogd/catalogd/internal/store"
+	"github.com/catalogd/catalogd/internal/testproc"
 )
 
 // PostgresEnv names the DSN of a PostgreSQL database for tests; they skip
@@ -85,7 +86,7 @@ func Open(tb testing.TB, dsn string, opts ...store.Option) *store.DB {
 		if dir == "" || sqliteDirs.add(dir, -1) > 0 {
 			return
 		}
-		if open := openFiles(dir); len(open) > 0 {
+		if open, _ := testproc.OpenFiles(dir); len(open) > 0 { // none where they cannot be listed
 			tb.Errorf("the store's files are still open after Close: %v", open)
 		}
 	})
@@ -111,23 +112,6 @@ func (c *dirCounts) add(dir string, delta int) int {
 		delete(c.n, dir)
 	}
 	return n
-}
-
-// openFiles lists the files under dir this process has open, as Linux
-// shows them; none elsewhere.
-func openFiles(dir string) []string {
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return nil
-	}
-	var open []string
-	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
-		if err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
-			open = append(open, target)
-		}
-	}
-	return open
 }
 
 // Bench runs fn against SQLite and, when PostgresEnv is set, PostgreSQL.
