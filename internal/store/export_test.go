@@ -71,3 +71,25 @@ func LastWordWhole(ctx context.Context, s *Search, tokens ...string) (bool, erro
 	})
 	return whole, err
 }
+
+// SetSplitHits sets the estimated hits from which PostgreSQL counts a
+// window in halves (see textWindow), so that small corpora take that path.
+func SetSplitHits(s *Search, n float64) { s.splitHits = n }
+
+// TraceSplits makes s report each window PostgreSQL counts in halves and
+// whether the halves ran at once, on two connections.
+func TraceSplits(s *Search, f func(beside bool)) { s.traceSplit = f }
+
+// HoldBesides takes every connection that runs part of a read beside it
+// (see DB.beside), as concurrent searches would, until release is called.
+func HoldBesides(db *DB) (release func()) {
+	n := cap(db.besides.slots)
+	for range n {
+		db.besides.slots <- struct{}{}
+	}
+	return func() {
+		for range n {
+			<-db.besides.slots
+		}
+	}
+}

@@ -91,6 +91,11 @@ type Search struct {
 	traceFew    func(tier int)
 	// traceWalk learns that a walk's probe found its tier too small.
 	traceWalk func()
+	// splitHits is the estimated hits from which a window is counted in
+	// halves (see textWindow), lowered by tests; traceSplit learns that a
+	// window was, and whether its halves ran at once.
+	splitHits  float64
+	traceSplit func(beside bool)
 	// rebuild collects the words of a rebuild's documents (PostgreSQL).
 	rebuild rebuildWords
 }
@@ -132,15 +137,17 @@ func (db *DB) OpenSearch(ctx context.Context, fields []catalog.SearchField) (*Se
 
 // pgTextIndexes are the full-text indexes of PostgreSQL, which a full
 // rebuild drops and creates again once the documents are in, with the
-// short pending lists of migration 7.
+// short pending lists of migration 7: the words' in two halves (see
+// search_halves.go), and the autocomplete words'.
 var pgTextIndexes = []string{
-	`CREATE INDEX IF NOT EXISTS search_doc_tsv ON search_doc USING gin (tsv) WITH (gin_pending_list_limit = 64)`,
+	`CREATE INDEX IF NOT EXISTS search_doc_tsv0 ON search_doc USING gin (tsv) WITH (gin_pending_list_limit = 64) WHERE (id & 1) = 0`,
+	`CREATE INDEX IF NOT EXISTS search_doc_tsv1 ON search_doc USING gin (tsv) WITH (gin_pending_list_limit = 64) WHERE (id & 1) = 1`,
 	`CREATE INDEX IF NOT EXISTS search_doc_ac ON search_doc USING gin (ac) WITH (gin_pending_list_limit = 64)`,
 }
 
 func (db *DB) newSearch(fields []catalog.SearchField) *Search {
 	s := &Search{db: db, fields: map[string]catalog.SearchField{}, dict: newFacetDict(), candidates: rankCandidates, walkFrom: maxTotal,
-		sampleHits: 1.25 * maxTotal}
+		sampleHits: 1.25 * maxTotal, splitHits: splitHits}
 	s.samples.start()
 	for _, w := range bucketWeight {
 		x, _ := strconv.ParseFloat(w, 64) // constants that parse
@@ -297,6 +304,23 @@ func (s *Search) migrations() []Migration {
 			return execAll(
 				`CREATE TABLE IF NOT EXISTS search_word (word TEXT COLLATE "C" PRIMARY KEY)`,
 				"INSERT INTO search_word (word) SELECT '"+wordsComplete+"' WHERE NOT EXISTS (SELECT 1 FROM search_doc)",
+			)(ctx, tx, dialect)
+		},
+	}, {
+		Version: 11,
+		Name:    "the words' index in halves (PostgreSQL)",
+		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
+			if dialect != Postgres {
+				return nil
+			}
+			// See search_halves.go. The halves are built from the
+			// documents here, one after the other: about as long as the
+			// whole index took to build in a rebuild.
+			return execAll(
+				"SET LOCAL maintenance_work_mem = '256MB'",
+				"DROP INDEX IF EXISTS search_doc_tsv",
+				pgTextIndexes[0],
+				pgTextIndexes[1],
 			)(ctx, tx, dialect)
 		},
 	}}
@@ -985,8 +1009,7 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 		// document.
 		stmts = []string{
 			"TRUNCATE search_kw, search_browse, search_doc, search_body, search_word",
-			"DROP INDEX IF EXISTS search_doc_tsv",
-			"DROP INDEX IF EXISTS search_doc_ac",
+			"DROP INDEX IF EXISTS search_doc_tsv0, search_doc_tsv1, search_doc_ac",
 		}
 	} else {
 		// A contentless table is emptied at once, not row by row.
@@ -1008,14 +1031,14 @@ func (s *Search) ResetDocuments(ctx context.Context, ctx2 catalog.Tx) error {
 // it took the full-text condition for an unselective one and read every
 // document.
 //
-// The two indexes are built at once, on two connections (CREATE INDEX
-// takes a lock that lets another one run beside it), with the other
-// tables analyzed beside the longer build: PostgreSQL 15 builds a GIN
+// The indexes are built at once, each on a connection of its own (CREATE
+// INDEX takes a lock that lets another one run beside it), with the other
+// tables analyzed beside the longer builds: PostgreSQL 15 builds a GIN
 // index on one core, and the words' index (27 s of a restore of 100,000
-// documents, the autocomplete words' index 1.5 s and ANALYZE 1.7 s) left
-// the other core idle. search_doc is analyzed last: ANALYZE waits for the
-// builds' locks. The documents' words are listed beside the longer build
-// too (see rebuildWords).
+// documents in one piece, the autocomplete words' index 1.5 s and ANALYZE
+// 1.7 s) left the other cores idle. search_doc is analyzed last: ANALYZE
+// waits for the builds' locks. The documents' words are listed beside the
+// builds too (see rebuildWords).
 func (s *Search) FinishReset(ctx context.Context) error {
 	if !s.db.q.pg {
 		return nil
@@ -1035,8 +1058,9 @@ func (s *Search) FinishReset(ctx context.Context) error {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return run(gctx, pgTextIndexes[0]) })
+	g.Go(func() error { return run(gctx, pgTextIndexes[1]) })
 	g.Go(func() error {
-		if err := run(gctx, pgTextIndexes[1], "ANALYZE search_body, search_kw, search_browse"); err != nil {
+		if err := run(gctx, pgTextIndexes[2], "ANALYZE search_body, search_kw, search_browse"); err != nil {
 			return err
 		}
 		if err := s.finishWords(gctx); err != nil {

@@ -26,6 +26,11 @@ func (w *where) add(cond string, args ...any) {
 	w.args = append(w.args, args...)
 }
 
+// and returns w's conditions followed by o's.
+func (w where) and(o where) where {
+	return where{conds: append(append([]string{}, w.conds...), o.conds...), args: append(append([]any{}, w.args...), o.args...)}
+}
+
 func (w *where) sql() string {
 	if len(w.conds) == 0 {
 		return "1=1"
@@ -255,36 +260,42 @@ func (s *Search) criterion(c catalog.Criterion, driven bool) (string, []any, err
 }
 
 // textMatch returns the engine's full-text condition for query words (the
-// last a prefix), the join making it usable, and its argument (an FTS5
-// query on SQLite, a tsquery on PostgreSQL). The pages are ranked apart:
-// rankFTS, rankTiers.
-func (s *Search) textMatch(tokens []string, column string) (from, cond string, arg string) {
+// last a prefix when prefix is set) with its arguments, and the join making
+// it usable. The pages are ranked apart: rankFTS, rankTiers.
+func (s *Search) textMatch(tokens []string, column string, prefix bool) (from string, text where) {
 	if s.db.q.pg {
 		if column == "ac" {
-			return "search_doc d", "d.ac @@ ?::tsquery", tsQuery(tokens, true)
+			return "search_doc d", where{conds: []string{"d.ac @@ ?::tsquery"}, args: []any{tsQuery(tokens, prefix)}}
 		}
-		return "search_doc d", "d.tsv @@ ?::tsquery", tsQuery(tokens, true)
+		return "search_doc d", tsMatch(tsQuery(tokens, prefix))
 	}
+	match := where{conds: []string{ftsMatch}, args: []any{ftsWords(tokens, prefix)}}
 	// CROSS JOIN keeps the full-text match as the outer loop: left to
 	// itself the planner may drive from the entity index and run the match
 	// once per document.
 	if column == "ac" {
 		// One column, so every hit scores the same.
-		return "search_ac f CROSS JOIN search_doc d ON d.id = f.rowid", "search_ac MATCH ?", ftsWords(tokens, " AND ")
+		match.conds[0] = "search_ac MATCH ?"
+		return "search_ac f CROSS JOIN search_doc d ON d.id = f.rowid", match
 	}
 	// Every column: the last, ac, is empty (see dropTextTableAC).
-	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", "search_fts MATCH ?", ftsWords(tokens, " AND ")
+	return "search_fts f CROSS JOIN search_doc d ON d.id = f.rowid", match
 }
 
-// ftsWords is an FTS5 query of the words joined by op: whole words, but for
-// the last, a prefix (see search.QueryTokens).
-func ftsWords(tokens []string, op string) string {
+// ftsMatch is SQLite's full-text condition, on the text table's alias.
+const ftsMatch = "search_fts MATCH ?"
+
+// ftsWords is an FTS5 query of all the words: whole words, but for the
+// last, a prefix when prefix is set (see search.QueryTokens).
+func ftsWords(tokens []string, prefix bool) string {
 	parts := make([]string, len(tokens))
 	for i, t := range tokens {
 		parts[i] = `"` + t + `"`
 	}
-	parts[len(parts)-1] += "*"
-	return strings.Join(parts, op)
+	if prefix {
+		parts[len(parts)-1] += "*"
+	}
+	return strings.Join(parts, " AND ")
 }
 
 // crossJoin is a join that SQLite's planner may not reorder (CROSS JOIN);
@@ -326,9 +337,9 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 	w := conds
 	from := "search_doc d"
 	if len(tokens) > 0 {
-		var cond, arg string
-		from, cond, arg = s.textMatch(tokens, "")
-		w = where{conds: append([]string{cond}, conds.conds...), args: append([]any{arg}, conds.args...)}
+		var text where
+		from, text = s.textMatch(tokens, "", true)
+		w = text.and(conds)
 	}
 	// Facets of filter fields come from the fids column; any other field
 	// asked for is counted in SQL.
@@ -359,9 +370,10 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 				return err
 			}
 			if whole {
-				w.args[0] = tsQuery(tokens, false) // the text condition's
+				_, text := s.textMatch(tokens, "", false)
+				w = text.and(conds)
 			}
-			page, err = s.rankTiers(ctx, x, q, tokens, !whole, from, w, conds, len(inColumn) > 0, counts, &res)
+			page, err = s.rankTiers(ctx, x, q, tokens, !whole, conds, len(inColumn) > 0, counts, &res)
 		default:
 			// In URN order: from the window when it held every hit.
 			var got windowGot
@@ -446,13 +458,17 @@ func (s *Search) anyStored(ctx context.Context, x querier, types []string) (bool
 func (s *Search) read(ctx context.Context, f func(querier) error) error {
 	return s.db.searchSnapshot(ctx, func(x querier) error {
 		if s.db.q.pg {
-			if _, err := x.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL max_parallel_workers_per_gather = 0"); err != nil {
+			if _, err := x.ExecContext(ctx, pgSearchSettings); err != nil {
 				return err
 			}
 		}
 		return f(x)
 	})
 }
+
+// pgSearchSettings are the planner settings of a search's transaction on
+// PostgreSQL (see read).
+const pgSearchSettings = "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL max_parallel_workers_per_gather = 0"
 
 // windowAsk is what a window pass returns besides the count of hits.
 type windowAsk struct {
@@ -486,9 +502,22 @@ func (g windowGot) complete() bool { return g.total < maxTotal }
 // through cgo, and 10,000 of them (a two-word search of 1M datasets) were
 // most of a search's time.
 func (s *Search) window(ctx context.Context, x querier, from string, w where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
+	got, run, err := s.windowPart(ctx, x, from, w, ask, maxTotal, 0)
+	countFIDs(run, counts)
+	return got, err
+}
+
+// windowPart is window for the hits after the first offset the index
+// yields, at most limit of them, returning their facet values as the
+// concatenation of their fids. A list asked of it (byURN, all) is given
+// when the part holds fewer than limit hits.
+func (s *Search) windowPart(ctx context.Context, x querier, from string, w where, ask windowAsk, limit, offset int) (windowGot, []byte, error) {
 	var got windowGot
 	pg := s.db.q.pg
-	hits := " FROM " + from + " WHERE " + w.sql() + " LIMIT " + strconv.Itoa(maxTotal)
+	hits := " FROM " + from + " WHERE " + w.sql() + " LIMIT " + strconv.Itoa(limit)
+	if offset > 0 {
+		hits += " OFFSET " + strconv.Itoa(offset)
+	}
 	// agg is the aggregate joining values with a separator, ordered by
 	// order when given.
 	agg := func(value, sep, order string) string {
@@ -561,26 +590,25 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 		args = append(append([]any{}, selArgs...), w.args...)
 	}
 	if err := x.QueryRowContext(ctx, s.db.q.rebind(stmt), args...).Scan(dest...); err != nil {
-		return got, err
+		return got, nil, err
 	}
-	countFIDs(run, counts)
 	var err error
-	if byURN.Valid && got.complete() {
+	if byURN.Valid && got.total < limit {
 		if got.byURN, err = parseIDs(byURN.String); err != nil {
-			return got, err
+			return got, nil, err
 		}
 	}
 	if all.Valid {
 		if got.all, err = parseIDs(all.String); err != nil {
-			return got, err
+			return got, nil, err
 		}
 	}
 	if ents.Valid {
 		if got.entities, err = parseCounts(ents.String); err != nil {
-			return got, err
+			return got, nil, err
 		}
 	}
-	return got, err
+	return got, run, err
 }
 
 // parseCounts reads a comma-separated list of name=count.
@@ -901,9 +929,7 @@ func (s *Search) Autocomplete(ctx context.Context, q catalog.AutocompleteQuery) 
 	if len(tokens) == 0 || q.Limit <= 0 {
 		return out, nil
 	}
-	var w where
-	from, cond, arg := s.textMatch(tokens, "ac")
-	w.add(cond, arg)
+	from, w := s.textMatch(tokens, "ac", true)
 	if err := s.docConds(&w, q.EntityTypes, q.Filter, false, true); err != nil {
 		return nil, err
 	}

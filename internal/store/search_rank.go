@@ -33,7 +33,7 @@ const rankCandidates = 128
 // rankCandidates hits (a word in every name) is cut to the hits with the
 // smallest URNs, the order ties take: the page is then exact when those
 // hits tie, as such broad words make them, and approximate otherwise.
-func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, prefix bool, from string, w, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
+func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery, tokens []string, prefix bool, conds where, facets bool, counts map[uint32]int, res *catalog.SearchResult) ([]int64, error) {
 	k := min(q.Start+q.Count, maxTotal)
 	limit := max(s.candidates, k)
 	buckets := len(bucketWeight)
@@ -47,9 +47,13 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 			ask.all = maxTotal - 1
 		}
 	}
-	got, sampled, err := s.sampledWindow(ctx, x, from, tokens, conds, ask, counts)
+	match := tsQuery(tokens, prefix)
+	got, sampled, err := s.sampledWindow(ctx, x, tokens, conds, ask, counts)
 	if err == nil && !sampled {
-		got, err = s.window(ctx, x, from, w, ask, counts)
+		var st *wordStats
+		if st, err = s.wordStats(ctx, x); err == nil {
+			got, err = s.textWindow(ctx, x, st.hits(tokens), match, conds, ask, counts)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -61,7 +65,6 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 	if q.Count == 0 || q.Start >= got.total {
 		return nil, nil
 	}
-	match := tsQuery(tokens, prefix)
 	// inTier is the condition of the hits of tier j: a tsquery and a
 	// condition on the document. A token tagged with a bucket is in the
 	// document, so the tier of a one-word query needs no other condition.
@@ -141,21 +144,22 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		s.trace(-1, false)
 		return s.pageOf(cands, q.Start, k), nil
 	}
-	var tier []int64
-	if got.complete() {
-		// A typical query's first tier is a handful of documents, listed
-		// through the index; a broad one's is cut below instead.
-		text, cond, condArgs := inTier(first)
-		if tier, err = s.fewHits(ctx, x, text, cond, condArgs, conds, limit); err != nil {
-			return nil, err
-		}
-	}
-	if err := byID(append(ids, tier...)); err != nil {
+	if err := byID(ids); err != nil {
 		return nil, err
 	}
-	if tier != nil {
-		if s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(first)) {
-			s.trace(first, false)
+	if got.complete() {
+		// A typical query's first tier is a few hundred documents at
+		// most, scored in one statement (the first limit+1 in URN order:
+		// a broad one's is cut, as below). Listing it first and scoring
+		// the listed ids took one more pass through the index when it held
+		// more than limit: 1.5 ms of a search of 1M datasets.
+		text, cond, condArgs := inTier(first)
+		read, err := score(limit+1, text, cond, condArgs...)
+		if err != nil {
+			return nil, err
+		}
+		if read > limit || s.pageFound(cands, k, float64(len(tokens))*s.weightAfter(first)) {
+			s.trace(first, read > limit)
 			return s.pageOf(cands, q.Start, k), nil
 		}
 		first++
@@ -200,8 +204,9 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 // is often stored outside its row, and reading it for each of thousands of
 // hits cost more than this statement, which reads limit+1 rows at most.
 func (s *Search) fewHits(ctx context.Context, x querier, text, cond string, condArgs []any, conds where, limit int) ([]int64, error) {
-	args := append(append(append([]any{text}, condArgs...), conds.args...), int64(limit+1))
-	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE d.tsv @@ ?::tsquery AND "+cond+" AND "+conds.sql()+" LIMIT ?"), args...)
+	m := tsMatch(text)
+	args := append(append(append(m.args, condArgs...), conds.args...), int64(limit+1))
+	ids, err := queryIDs(ctx, x, s.db.q.rebind("SELECT d.id FROM search_doc d WHERE "+m.sql()+" AND "+cond+" AND "+conds.sql()+" LIMIT ?"), args...)
 	if err != nil || len(ids) > limit {
 		return nil, err
 	}
@@ -308,8 +313,9 @@ func (s *Search) scoreHits(ctx context.Context, x querier, tests []string, exact
 	if text != "" {
 		// One tsquery, not two conditions: the index then reads the
 		// rare words' entries first and skips through the others'.
-		b.WriteString("d.tsv @@ ?::tsquery AND ")
-		args = append(args, text)
+		m := tsMatch(text)
+		b.WriteString(m.sql() + " AND ")
+		args = append(args, m.args...)
 	}
 	b.WriteString(cond + " AND " + conds.sql() + " ORDER BY d.urn LIMIT ?) h JOIN search_doc t ON t.id = h.id CROSS JOIN LATERAL (SELECT t.tsv || ''::tsvector AS v OFFSET 0) s ORDER BY h.urn")
 	args = append(append(append(args, condArgs...), conds.args...), int64(n))

@@ -90,7 +90,7 @@ func TestRebuiltIndexesKeepShortPendingLists(t *testing.T) {
 	}
 	check := func(when string) {
 		t.Helper()
-		for _, index := range []string{"search_doc_tsv", "search_doc_ac"} {
+		for _, index := range []string{"search_doc_tsv0", "search_doc_tsv1", "search_doc_ac"} {
 			var opts string
 			err := db.Bun().DB.QueryRowContext(ctx, "SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass", index).Scan(&opts)
 			if err != nil {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -147,6 +148,17 @@ func TestSearchSameOnBothStores(t *testing.T) {
 		if !approx && !reflect.DeepEqual(walked, want) {
 			t.Errorf("search %q [%d, +%d), walked (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(walked), describe(want))
 		}
+		// The same with every window counted in halves (see
+		// textWindow), whatever its hits.
+		store.SetSplitHits(pg, 0)
+		halves, err := pg.Search(ctx, q)
+		store.SetSplitHits(pg, math.Inf(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !approx && !reflect.DeepEqual(halves, want) {
+			t.Errorf("search %q [%d, +%d), in halves (tier %d): PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, tier, describe(halves), describe(want))
+		}
 	}
 	// Once PostgreSQL has statistics of the words, the tiers they bound
 	// to a few hits are listed through the index instead.
@@ -156,13 +168,22 @@ func TestSearchSameOnBothStores(t *testing.T) {
 	store.ForgetWordStats(pg)
 	store.TraceFewTiers(pg, func(int) { seen["a tier listed for its few hits"] = true })
 	store.SetWalkFrom(pg, 100)
-	for _, q := range queries {
+	// Windows in halves, at once and, as when other searches hold the
+	// connections beside, one after the other.
+	store.SetSplitHits(pg, 0)
+	store.TraceSplits(pg, func(beside bool) { seen[fmt.Sprintf("halves at once: %v", beside)] = true })
+	for i, q := range queries {
 		want, err := sqlite.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tier, cut = -2, false
+		release := func() {}
+		if i%2 == 1 {
+			release = store.HoldBesides(pgDB)
+		}
 		got, err := pg.Search(ctx, q)
+		release()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +194,7 @@ func TestSearchSameOnBothStores(t *testing.T) {
 			t.Errorf("search %q [%d, +%d), with statistics: PostgreSQL\n%s\nSQLite\n%s", q.Text, q.Start, q.Count, describe(got), describe(want))
 		}
 	}
-	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut", "SQLite: every hit scored", "SQLite: the hits with a word in a name", "a tier listed for its few hits", "a walk stopped after its probe"} {
+	for _, path := range []string{"every hit scored", "tier 1", "tier 2 or later", "cut", "SQLite: every hit scored", "SQLite: the hits with a word in a name", "a tier listed for its few hits", "a walk stopped after its probe", "halves at once: true", "halves at once: false"} {
 		if !seen[path] {
 			t.Errorf("no query was ranked by %s", path)
 		}

@@ -216,7 +216,7 @@ const fewTierHits = 3000
 // sampledWindow counts a query of tokens over a sample (see sampleLevel)
 // and reports whether the sample held maxTotal hits; only then are its
 // counts added to counts and its window returned.
-func (s *Search) sampledWindow(ctx context.Context, x querier, from string, tokens []string, conds where, ask windowAsk, counts map[uint32]int) (windowGot, bool, error) {
+func (s *Search) sampledWindow(ctx context.Context, x querier, tokens []string, conds where, ask windowAsk, counts map[uint32]int) (windowGot, bool, error) {
 	level, err := s.sampleLevel(ctx, x, tokens)
 	if err != nil || level == 0 {
 		return windowGot{}, false, err
@@ -225,12 +225,10 @@ func (s *Search) sampledWindow(ctx context.Context, x querier, from string, toke
 	for i, t := range tokens {
 		exact[i] = tsLexeme(t, false, "")
 	}
-	w := where{
-		conds: append([]string{"d.tsv @@ ?::tsquery"}, conds.conds...),
-		args:  append([]any{strings.Join(append(exact, tsLexeme(sampleWord(level), false, "")), " & ")}, conds.args...),
-	}
+	sample := strings.Join(append(exact, tsLexeme(sampleWord(level), false, "")), " & ")
 	own := map[uint32]int{}
-	got, err := s.window(ctx, x, from, w, ask, own)
+	// The sample was chosen to hold about sampleHits.
+	got, err := s.textWindow(ctx, x, s.sampleHits, sample, conds, ask, own)
 	if err != nil {
 		return windowGot{}, false, err
 	}

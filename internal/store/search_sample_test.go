@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/catalogd/catalogd/internal/catalog"
@@ -18,6 +19,10 @@ import (
 // checks what samples may change (which 10,000 hits are counted) and what
 // they may not: totals, pages, and the exact counts of a query with fewer
 // hits, which falls back to counting every hit when its sample falls short.
+// The same holds of windows counted in halves (see textWindow), at once on
+// two connections or one after the other on one, which then count their
+// 10,000 hits as the first 5,000 of each half's index, or more of one
+// half's when the other holds fewer.
 func TestSearchCountsCommonWordsOverASample(t *testing.T) {
 	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)
@@ -96,29 +101,58 @@ func TestSearchCountsCommonWordsOverASample(t *testing.T) {
 		// every hit is counted.
 		{name: "a common word on one platform", text: "common", filter: p1, want: []trace{{1, false}}, total: n / 4, counts: map[string]int{platform(1): n / 4}},
 	}
+	var splits []bool
+	store.TraceSplits(s, func(beside bool) { splits = append(splits, beside) })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			traced = nil
+			store.SetSplitHits(s, math.Inf(1))
+			traced, splits = nil, nil
 			got := search(tt.text, tt.filter, 10000)
 			if !reflect.DeepEqual(traced, tt.want) {
 				t.Errorf("samples tried: got %v, want %v", traced, tt.want)
 			}
 			whole := search(tt.text, tt.filter, math.Inf(1))
-			if got.Total != tt.total || whole.Total != tt.total {
-				t.Errorf("total: %d with samples, %d without, want %d", got.Total, whole.Total, tt.total)
+			if len(splits) != 0 {
+				t.Errorf("%d windows counted in halves, want none", len(splits))
 			}
-			if !reflect.DeepEqual(got.Hits, whole.Hits) {
-				t.Errorf("page with samples differs from the one without:\n%v\n%v", got.Hits, whole.Hits)
+			store.SetSplitHits(s, 0)
+			halves := search(tt.text, tt.filter, 10000)
+			release := store.HoldBesides(db)
+			oneConn := search(tt.text, tt.filter, 10000)
+			release()
+			// Each sample tried is counted in halves, and then, unless
+			// the last held 10,000 hits, the whole query.
+			want := len(tt.want)
+			if want == 0 || !tt.want[want-1].full {
+				want++
 			}
-			counted := 0
-			for _, c := range got.Facets["platform"] {
-				counted += c
+			if !reflect.DeepEqual(splits, append(slices.Repeat([]bool{true}, want), slices.Repeat([]bool{false}, want)...)) {
+				t.Errorf("windows in halves, at once or not: %v, want %d at once then %[2]d not", splits, want)
 			}
-			if counted != min(tt.total, 10000) {
-				t.Errorf("platform counts %v add up to %d, want %d", got.Facets["platform"], counted, min(tt.total, 10000))
+			results := []struct {
+				name string
+				res  catalog.SearchResult
+			}{{"with samples", got}, {"without", whole}, {"in halves", halves}, {"in halves on one connection", oneConn}}
+			for _, r := range results {
+				if r.res.Total != tt.total {
+					t.Errorf("total %s: %d, want %d", r.name, r.res.Total, tt.total)
+				}
+				if !reflect.DeepEqual(r.res.Hits, whole.Hits) {
+					t.Errorf("page %s differs from the one without samples:\n%v\n%v", r.name, r.res.Hits, whole.Hits)
+				}
+				counted := 0
+				for _, c := range r.res.Facets["platform"] {
+					counted += c
+				}
+				if counted != min(tt.total, 10000) {
+					t.Errorf("platform counts %s %v add up to %d, want %d", r.name, r.res.Facets["platform"], counted, min(tt.total, 10000))
+				}
+				if tt.counts != nil && !reflect.DeepEqual(r.res.Facets["platform"], tt.counts) {
+					t.Errorf("platform counts %s: %v, want %v", r.name, r.res.Facets["platform"], tt.counts)
+				}
 			}
-			if tt.counts != nil && (!reflect.DeepEqual(got.Facets["platform"], tt.counts) || !reflect.DeepEqual(whole.Facets["platform"], tt.counts)) {
-				t.Errorf("platform counts: %v with samples, %v without, want %v", got.Facets["platform"], whole.Facets["platform"], tt.counts)
+			if !reflect.DeepEqual(halves.Facets, oneConn.Facets) {
+				t.Errorf("facets of the halves at once %v, one after the other %v", halves.Facets, oneConn.Facets)
 			}
 		})
 	}

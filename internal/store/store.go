@@ -46,6 +46,9 @@ type DB struct {
 	// searchSQL is the SQLite pool searches read through (memory-mapped);
 	// nil on PostgreSQL.
 	searchSQL *sql.DB
+	// besides runs parts of PostgreSQL searches on connections of their
+	// own (beside); nil on SQLite.
+	besides *besides
 	// searchStmts keeps the statements of searches compiled: preparing
 	// a full-text query (parsing, planning, opening the FTS5 table) cost
 	// about 0.3 ms, several percent of a search. nil on PostgreSQL.
@@ -163,7 +166,14 @@ func openPostgres(dsn string, o options) (*DB, error) {
 	sqldb.SetMaxOpenConns(o.maxConns)
 	sqldb.SetMaxIdleConns(o.maxConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	return newDB(sqldb, bun.NewDB(sqldb, pgdialect.New()), Postgres), nil
+	b, err := newBesides(dsn, runtime.GOMAXPROCS(0))
+	if err != nil {
+		_ = sqldb.Close()
+		return nil, catalog.Errorf(catalog.Invalid, "invalid PostgreSQL DSN: %v", err)
+	}
+	db := newDB(sqldb, bun.NewDB(sqldb, pgdialect.New()), Postgres)
+	db.besides = b
+	return db, nil
 }
 
 func openSQLite(path string, o options) (*DB, error) {
@@ -392,6 +402,9 @@ func (db *DB) Close() error {
 	if db.searchSQL != nil {
 		db.searchStmts.close()
 		_ = db.searchSQL.Close()
+	}
+	if db.besides != nil {
+		_ = db.besides.close()
 	}
 	return db.bun.Close()
 }
