@@ -509,8 +509,8 @@ func (s *Search) window(ctx context.Context, x querier, from string, w where, as
 
 // windowPart is window for the hits after the first offset the index
 // yields, at most limit of them, returning their facet values as the
-// concatenation of their fids. A list asked of it (byURN, all) is given
-// when the part holds fewer than limit hits.
+// concatenation of their fids. It lists the hits by URN when it holds fewer
+// than limit, and all of them when it holds at most ask.all.
 func (s *Search) windowPart(ctx context.Context, x querier, from string, w where, ask windowAsk, limit, offset int) (windowGot, []byte, error) {
 	var got windowGot
 	pg := s.db.q.pg

@@ -28,8 +28,8 @@ const rankCandidates = 128
 // more than that, no other hit can take its place. Exact name matches are
 // scored apart and rank first.
 //
-// A typical query finds its page in tier 1 (a word in a name), a handful
-// of documents that the window pass lists. A tier of more than
+// A typical query finds its page in tier 1 (a word in a name), a few
+// hundred documents at most, scored in one statement. A tier of more than
 // rankCandidates hits (a word in every name) is cut to the hits with the
 // smallest URNs, the order ties take: the page is then exact when those
 // hits tie, as such broad words make them, and approximate otherwise.
