@@ -313,9 +313,9 @@ func (s *Search) migrations() []Migration {
 			if dialect != Postgres {
 				return nil
 			}
-			// See search_halves.go. The halves are built from the
-			// documents here, one after the other: about as long as the
-			// whole index took to build in a rebuild.
+			// See search_halves.go. The halves are built here from
+			// every document, one after the other: on a large catalog
+			// the first start after the upgrade takes minutes (README).
 			return execAll(
 				"SET LOCAL maintenance_work_mem = '256MB'",
 				"DROP INDEX IF EXISTS search_doc_tsv",
