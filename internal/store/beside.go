@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // besides is the pool of PostgreSQL connections that run part of a read
@@ -31,6 +32,7 @@ func newBesides(dsn string, n int) (*besides, error) {
 	}
 	pool.SetMaxOpenConns(n)
 	pool.SetMaxIdleConns(n)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
 	return &besides{pool: pool, slots: make(chan struct{}, n)}, nil
 }
 

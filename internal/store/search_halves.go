@@ -41,12 +41,13 @@ const splitHits = 1000
 // textWindow is window for the hits of a text search on PostgreSQL: the
 // documents matching the tsquery query that meet conds, of which there are
 // about est (see wordStats.hits). A query expected to have fewer than
-// splitHits hits is counted in one statement. Any other is counted half by half, up to
-// maxTotal/2 hits each, the halves at once when a connection beside is free
-// (DB.beside). When one half is full and the other is not, the full one is
-// read on, after its first maxTotal/2, up to maxTotal hits in all: the hits
-// counted are then the first the halves' indexes yield, as many as one
-// index yields.
+// splitHits hits is counted in one statement. Any other is counted half by
+// half, up to maxTotal/2 hits each, the halves at once when a connection
+// beside is free (DB.beside). When one half is full and the other is not,
+// the full one is read on, after its first maxTotal/2, up to maxTotal hits
+// in all: the hits counted are then the first the halves' indexes yield,
+// as many as one index yields. It does not list hits by URN (ask.byURN),
+// which no text search asks.
 func (s *Search) textWindow(ctx context.Context, x querier, est float64, query string, conds where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
 	const from = "search_doc d"
 	if est < s.splitHits {
@@ -113,15 +114,4 @@ func joinWindows(parts []windowGot, ask windowAsk) windowGot {
 		}
 	}
 	return out
-}
-
-// hits returns how many documents hold every one of words, as the
-// statistics estimate it: the words taken as independent, a word not
-// listed as common at most the share of the least common listed.
-func (st *wordStats) hits(words []string) float64 {
-	n := st.docs
-	for _, w := range words {
-		n *= st.of(w)
-	}
-	return n
 }

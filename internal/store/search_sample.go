@@ -104,6 +104,17 @@ func (st *wordStats) of(word string) float64 {
 	return st.rest
 }
 
+// hits returns how many documents hold every one of words, as the
+// statistics estimate it: the words taken as independent, a word not
+// listed as common at most the share of the least common listed.
+func (st *wordStats) hits(words []string) float64 {
+	n := st.docs
+	for _, w := range words {
+		n *= st.of(w)
+	}
+	return n
+}
+
 // statsAge is how long word statistics are used before being read again;
 // autovacuum refreshes PostgreSQL's own far less often.
 const statsAge = time.Minute
