@@ -89,6 +89,17 @@ func (db *DB) Migrate(ctx context.Context, component string, migrations []Migrat
 	return nil
 }
 
+// only makes up a step of dialect's schema alone: on the other it does
+// nothing.
+func only(dialect string, up func(ctx context.Context, tx bun.Tx, dialect string) error) func(ctx context.Context, tx bun.Tx, dialect string) error {
+	return func(ctx context.Context, tx bun.Tx, d string) error {
+		if d != dialect {
+			return nil
+		}
+		return up(ctx, tx, d)
+	}
+}
+
 // execAll returns a migration step running statements in order.
 func execAll(stmts ...string) func(ctx context.Context, tx bun.Tx, dialect string) error {
 	return func(ctx context.Context, tx bun.Tx, _ string) error {

@@ -217,23 +217,16 @@ func (s *Search) migrations() []Migration {
 	}, {
 		Version: 4,
 		Name:    "fewer full-text segment merges",
-		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
-			if dialect != SQLite {
-				return nil
-			}
-			// Every write transaction adds a segment to each FTS5 table;
-			// FTS5 merges a level's segments once it holds "automerge" of
-			// them (default 4). At 16 each word is merged about half as
-			// often: a full restore of 100k datasets ran 8-10% faster
-			// (its commits spent 14 of 49 s merging), and queries over the
-			// extra segments measured no slower.
-			for _, t := range []string{"search_fts", "search_ac"} {
-				if _, err := tx.ExecContext(ctx, "INSERT INTO "+t+" ("+t+", rank) VALUES ('automerge', 16)"); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		// Every write transaction adds a segment to each FTS5 table; FTS5
+		// merges a level's segments once it holds "automerge" of them
+		// (default 4). At 16 each word is merged about half as often: a
+		// full restore of 100k datasets ran 8-10% faster (its commits
+		// spent 14 of 49 s merging), and queries over the extra segments
+		// measured no slower.
+		Up: only(SQLite, execAll(
+			"INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 16)",
+			"INSERT INTO search_ac (search_ac, rank) VALUES ('automerge', 16)",
+		)),
 	}, {
 		Version: 5,
 		Name:    "no autocomplete words in the text table",
@@ -245,84 +238,62 @@ func (s *Search) migrations() []Migration {
 	}, {
 		Version: 7,
 		Name:    "short GIN pending lists",
-		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
-			if dialect != Postgres {
-				return nil
-			}
-			// GIN indexes queue new entries in a pending list that every
-			// search scans whole, until a vacuum or a full list (4 MB by
-			// default) merges it into the index. After an ingest that
-			// list was full: an autocomplete of one hit read 504 index
-			// pages for it, 19 ms, and 0.06 ms once merged; a two-word
-			// search read 227 index pages instead of 49. A short list
-			// keeps that scan to a few pages; the merges it makes more
-			// frequent cost about what they did in total.
-			_, err := tx.ExecContext(ctx, "ALTER INDEX search_doc_tsv SET (gin_pending_list_limit = 64); ALTER INDEX search_doc_ac SET (gin_pending_list_limit = 64)")
-			return err
-		},
+		// GIN indexes queue new entries in a pending list that every
+		// search scans whole, until a vacuum or a full list (4 MB by
+		// default) merges it into the index. After an ingest that list
+		// was full: an autocomplete of one hit read 504 index pages for
+		// it, 19 ms, and 0.06 ms once merged; a two-word search read 227
+		// index pages instead of 49. A short list keeps that scan to a few
+		// pages; the merges it makes more frequent cost about what they
+		// did in total.
+		Up: only(Postgres, execAll(
+			"ALTER INDEX search_doc_tsv SET (gin_pending_list_limit = 64)",
+			"ALTER INDEX search_doc_ac SET (gin_pending_list_limit = 64)",
+		)),
 	}, {
 		Version: 8,
 		Name:    "short GIN pending lists after a rebuild",
-		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
-			if dialect != Postgres {
-				return nil
-			}
-			// A rebuild created the indexes again without the setting
-			// of migration 7 (see pgTextIndexes). An index a rebuild
-			// left out is created with it at start.
-			_, err := tx.ExecContext(ctx, "ALTER INDEX IF EXISTS search_doc_tsv SET (gin_pending_list_limit = 64); ALTER INDEX IF EXISTS search_doc_ac SET (gin_pending_list_limit = 64)")
-			return err
-		},
+		// A rebuild created the indexes again without the setting of
+		// migration 7 (see pgTextIndexes). An index a rebuild left out is
+		// created with it at start.
+		Up: only(Postgres, execAll(
+			"ALTER INDEX IF EXISTS search_doc_tsv SET (gin_pending_list_limit = 64)",
+			"ALTER INDEX IF EXISTS search_doc_ac SET (gin_pending_list_limit = 64)",
+		)),
 	}, {
 		Version: 9,
 		Name:    "what a text search reads of each hit, apart; the text table's words",
-		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
-			if dialect != SQLite {
-				return nil
-			}
-			// search_doc_hit holds what rankFTS reads of each of up to
-			// maxTotal hits, in 28% of the pages of the rows, whose URNs
-			// take most of their bytes (see hitsJoin). search_fts_words
-			// lists the words of search_fts, so that a query's last word
-			// is matched as a prefix only when another word extends it
-			// (see lastWordWhole).
-			return execAll(
-				"CREATE INDEX IF NOT EXISTS search_doc_hit ON search_doc (id, entity, removed, long, fids)",
-				"CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_words USING fts5vocab(search_fts, instance)",
-			)(ctx, tx, dialect)
-		},
+		// search_doc_hit holds what rankFTS reads of each of up to
+		// maxTotal hits, in 28% of the pages of the rows, whose URNs take
+		// most of their bytes (see hitsJoin). search_fts_words lists the
+		// words of search_fts, so that a query's last word is matched as a
+		// prefix only when another word extends it (see lastWordWhole).
+		Up: only(SQLite, execAll(
+			"CREATE INDEX IF NOT EXISTS search_doc_hit ON search_doc (id, entity, removed, long, fids)",
+			"CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_words USING fts5vocab(search_fts, instance)",
+		)),
 	}, {
 		Version: 10,
 		Name:    "the documents' words (PostgreSQL)",
-		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
-			if dialect != Postgres {
-				return nil
-			}
-			// See wordsComplete. Listing the words of existing documents
-			// (ts_stat) took 10 s per 100,000 datasets: until a rebuild
-			// lists them, their searches match prefixes as before.
-			return execAll(
-				`CREATE TABLE IF NOT EXISTS search_word (word TEXT COLLATE "C" PRIMARY KEY)`,
-				"INSERT INTO search_word (word) SELECT '"+wordsComplete+"' WHERE NOT EXISTS (SELECT 1 FROM search_doc)",
-			)(ctx, tx, dialect)
-		},
+		// See wordsComplete. Listing the words of existing documents
+		// (ts_stat) took 10 s per 100,000 datasets: until a rebuild lists
+		// them, their searches match prefixes as before.
+		Up: only(Postgres, execAll(
+			`CREATE TABLE IF NOT EXISTS search_word (word TEXT COLLATE "C" PRIMARY KEY)`,
+			"INSERT INTO search_word (word) SELECT '"+wordsComplete+"' WHERE NOT EXISTS (SELECT 1 FROM search_doc)",
+		)),
 	}, {
 		Version: 11,
 		Name:    "the words' index in halves (PostgreSQL)",
-		Up: func(ctx context.Context, tx bun.Tx, dialect string) error {
-			if dialect != Postgres {
-				return nil
-			}
-			// See search_halves.go. The halves are built here from
-			// every document, one after the other: on a large catalog
-			// the first start after the upgrade takes minutes (README).
-			return execAll(
-				"SET LOCAL maintenance_work_mem = '256MB'",
-				"DROP INDEX IF EXISTS search_doc_tsv",
-				pgTextIndexes[0],
-				pgTextIndexes[1],
-			)(ctx, tx, dialect)
-		},
+		// See search_halves.go. The halves are built here from every
+		// document, one after the other: on a large catalog the first
+		// start after the upgrade takes minutes (README).
+		Up: only(Postgres, execAll(
+			"SET LOCAL maintenance_work_mem = '256MB'",
+			"DROP INDEX IF EXISTS search_doc_tsv",
+			pgTextIndexes[0],
+			pgTextIndexes[1],
+		)),
 	}}
 }
 
