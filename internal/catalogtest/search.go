@@ -179,6 +179,45 @@ func RunSearchTests(t *testing.T, open func(t *testing.T, fields []catalog.Searc
 		}
 	})
 
+	t.Run("TypeNoLongerStored", func(t *testing.T) {
+		// A type whose documents were all deleted answers as a type never
+		// stored: an engine may remember which types it has found.
+		idx := open(t, SearchFields)
+		d := ds("urn:li:dataset:(urn:li:dataPlatform:hive,gone,PROD)", "gone_table", "hive", "PROD")
+		seed(t, idx, []catalog.Document{d, {URN: "urn:li:chart:(looker,kept)", EntityType: "chart", Fields: map[string][]any{"name": {"gone kept"}}}})
+		queries := []catalog.SearchQuery{
+			{Text: "*", Count: 10, Facets: []string{"platform", "origin"}, EntityCounts: true},
+			{Text: "gone", Count: 10, Facets: []string{"platform", "origin"}, EntityCounts: true},
+		}
+		run := func(q catalog.SearchQuery, types ...string) catalog.SearchResult {
+			t.Helper()
+			q.EntityTypes = types
+			res, err := idx.Search(ctx, q)
+			if err != nil {
+				t.Fatalf("search %+v: %v", q, err)
+			}
+			return res
+		}
+		for _, q := range queries {
+			if res := run(q, "dataset"); res.Total != 1 {
+				t.Fatalf("search %q of datasets: total %d, want 1", q.Text, res.Total)
+			}
+		}
+		if err := idx.Delete(ctx, []string{d.URN}); err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		flush(t, idx)
+		for _, q := range queries {
+			got, want := run(q, "dataset"), run(q, "glossaryTerm")
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("search %q of datasets, all deleted:\n got %+v\nwant %+v (as for a type never stored)", q.Text, got, want)
+			}
+			if got := run(q, "dataset", "chart"); got.Total != 1 {
+				t.Errorf("search %q of datasets and charts: total %d, want the chart", q.Text, got.Total)
+			}
+		}
+	})
+
 	t.Run("EntityCounts", func(t *testing.T) {
 		for _, tc := range []struct {
 			text  string

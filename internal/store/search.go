@@ -98,6 +98,8 @@ type Search struct {
 	traceSplit func(beside bool)
 	// rebuild collects the words of a rebuild's documents (PostgreSQL).
 	rebuild rebuildWords
+	// stored holds the entity types anyStored found documents of.
+	stored sync.Map // string -> struct{}
 }
 
 var _ catalog.SearchIndex = (*Search)(nil)

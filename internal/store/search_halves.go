@@ -48,10 +48,22 @@ const splitHits = 1000
 // in all: the hits counted are then the first the halves' indexes yield,
 // as many as one index yields. It does not list hits by URN (ask.byURN),
 // which no text search asks.
-func (s *Search) textWindow(ctx context.Context, x querier, est float64, query string, conds where, ask windowAsk, counts map[uint32]int) (windowGot, error) {
+//
+// meanwhile, when not nil, is a statement of the caller's to run on x:
+// textWindow runs it after its own half, while the second half may still be
+// running beside, which starts a few round trips later and so ends later
+// (the exact matches' look-up took 0.2 ms of that wait at 1M).
+func (s *Search) textWindow(ctx context.Context, x querier, est float64, query string, conds where, ask windowAsk, counts map[uint32]int, meanwhile func() error) (windowGot, error) {
 	const from = "search_doc d"
+	if meanwhile == nil {
+		meanwhile = func() error { return nil }
+	}
 	if est < s.splitHits {
-		return s.window(ctx, x, from, tsMatch(query).and(conds), ask, counts)
+		got, err := s.window(ctx, x, from, tsMatch(query).and(conds), ask, counts)
+		if err == nil {
+			err = meanwhile()
+		}
+		return got, err
 	}
 	half := func(k int) where {
 		return where{conds: []string{tsHalf(k)}, args: []any{query}}.and(conds)
@@ -69,6 +81,9 @@ func (s *Search) textWindow(ctx context.Context, x querier, est float64, query s
 		s.traceSplit(wait != nil)
 	}
 	got[0], runs[0], errs[0] = s.windowPart(ctx, x, from, half(0), ask, first, 0)
+	if errs[0] == nil {
+		errs[0] = meanwhile()
+	}
 	if wait != nil {
 		errs[1] = wait()
 	} else if errs[0] == nil {

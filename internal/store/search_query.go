@@ -430,20 +430,35 @@ func (s *Search) Search(ctx context.Context, q catalog.SearchQuery) (catalog.Sea
 // DataHub's UI asks the types one by one (18 autocompletes, 23 counts for
 // the type facet, per request), most of them types nothing is stored of.
 // The probe is one lookup in the entity index per type.
+//
+// A type found once is not probed again, which spares every search of a
+// stored type a round trip (0.15 ms on PostgreSQL). The probe only spares
+// the search itself, so that answer never goes stale in what a search
+// returns: a type whose documents were all removed since is searched in
+// full, and finds none.
 func (s *Search) anyStored(ctx context.Context, x querier, types []string) (bool, error) {
 	if len(types) == 0 {
 		return true, nil
 	}
-	probe := "SELECT 1 FROM json_each(?) t WHERE EXISTS (SELECT 1 FROM search_doc d WHERE d.entity = t.value) LIMIT 1"
-	if s.db.q.pg {
-		probe = "SELECT 1 FROM unnest(?::text[]) t(e) WHERE EXISTS (SELECT 1 FROM search_doc d WHERE d.entity = t.e) LIMIT 1"
+	for _, t := range types {
+		if _, ok := s.stored.Load(t); ok {
+			return true, nil
+		}
 	}
-	var one int
-	err := x.QueryRowContext(ctx, s.db.q.rebind(probe), s.db.q.listArg(types)).Scan(&one)
+	probe := "SELECT t.value FROM json_each(?) t WHERE EXISTS (SELECT 1 FROM search_doc d WHERE d.entity = t.value) LIMIT 1"
+	if s.db.q.pg {
+		probe = "SELECT t.e FROM unnest(?::text[]) t(e) WHERE EXISTS (SELECT 1 FROM search_doc d WHERE d.entity = t.e) LIMIT 1"
+	}
+	var found string
+	err := x.QueryRowContext(ctx, s.db.q.rebind(probe), s.db.q.listArg(types)).Scan(&found)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, err
+	}
+	s.stored.Store(found, struct{}{})
+	return true, nil
 }
 
 // read runs f in a read-only snapshot of the search tables. On PostgreSQL

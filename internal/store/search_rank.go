@@ -48,12 +48,24 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		}
 	}
 	match := tsQuery(tokens, prefix)
-	got, sampled, err := s.sampledWindow(ctx, x, tokens, conds, ask, counts)
+	// The documents whose name is the query come first (exactDocs): looked
+	// up while a window's second half runs (textWindow), or after it.
+	var exact map[int64]bool
+	findExact := func() (err error) {
+		if exact == nil {
+			exact, err = s.exactDocs(ctx, x, q.Text)
+		}
+		return err
+	}
+	got, sampled, err := s.sampledWindow(ctx, x, tokens, conds, ask, counts, findExact)
 	if err == nil && !sampled {
 		var st *wordStats
 		if st, err = s.wordStats(ctx, x); err == nil {
-			got, err = s.textWindow(ctx, x, st.hits(tokens), match, conds, ask, counts)
+			got, err = s.textWindow(ctx, x, st.hits(tokens), match, conds, ask, counts, findExact)
 		}
+	}
+	if err == nil {
+		err = findExact()
 	}
 	if err != nil {
 		return nil, err
@@ -85,10 +97,6 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		return match + " & " + tsTier(tokens, j, prefix), "TRUE", nil
 	}
 	tests := append([]string{match}, tsBucketTests(tokens, prefix)...)
-	exact, err := s.exactDocs(ctx, x, q.Text)
-	if err != nil {
-		return nil, err
-	}
 	cands := map[int64]ranked{}
 	// score scores the hits that meet cond (scoreHits).
 	score := func(n int, text string, cond string, condArgs ...any) (int, error) {

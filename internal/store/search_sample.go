@@ -226,8 +226,8 @@ const fewTierHits = 3000
 
 // sampledWindow counts a query of tokens over a sample (see sampleLevel)
 // and reports whether the sample held maxTotal hits; only then are its
-// counts added to counts and its window returned.
-func (s *Search) sampledWindow(ctx context.Context, x querier, tokens []string, conds where, ask windowAsk, counts map[uint32]int) (windowGot, bool, error) {
+// counts added to counts and its window returned. meanwhile is textWindow's.
+func (s *Search) sampledWindow(ctx context.Context, x querier, tokens []string, conds where, ask windowAsk, counts map[uint32]int, meanwhile func() error) (windowGot, bool, error) {
 	level, err := s.sampleLevel(ctx, x, tokens)
 	if err != nil || level == 0 {
 		return windowGot{}, false, err
@@ -239,7 +239,7 @@ func (s *Search) sampledWindow(ctx context.Context, x querier, tokens []string, 
 	sample := strings.Join(append(exact, tsLexeme(sampleWord(level), false, "")), " & ")
 	own := map[uint32]int{}
 	// The sample was chosen to hold about sampleHits.
-	got, err := s.textWindow(ctx, x, s.sampleHits, sample, conds, ask, own)
+	got, err := s.textWindow(ctx, x, s.sampleHits, sample, conds, ask, own, meanwhile)
 	if err != nil {
 		return windowGot{}, false, err
 	}
