@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // besides is the pool of PostgreSQL connections that run part of a read
@@ -26,13 +25,10 @@ type besides struct {
 
 // newBesides opens the pool of n connections to dsn.
 func newBesides(dsn string, n int) (*besides, error) {
-	pool, err := sql.Open("pgx", dsn)
+	pool, err := openPostgresPool(dsn, n)
 	if err != nil {
 		return nil, err
 	}
-	pool.SetMaxOpenConns(n)
-	pool.SetMaxIdleConns(n)
-	pool.SetConnMaxIdleTime(5 * time.Minute)
 	return &besides{pool: pool, slots: make(chan struct{}, n)}, nil
 }
 

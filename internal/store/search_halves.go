@@ -49,10 +49,11 @@ const splitHits = 1000
 // as many as one index yields. It does not list hits by URN (ask.byURN),
 // which no text search asks.
 //
-// meanwhile is a statement of the caller's to run on x: textWindow runs it
-// after its own half, while the second half may still be running beside,
-// which starts a few round trips later and so ends later (the exact
-// matches' look-up took 0.2 ms of that wait at 1M).
+// meanwhile is a statement of the caller's to run on x, which textWindow
+// runs whenever it returns no error: after its own half, while the second
+// half may still be running beside, which starts a few round trips later
+// and so ends later (the exact matches' look-up took 0.2 ms of that wait
+// at 1M).
 func (s *Search) textWindow(ctx context.Context, x querier, est float64, query string, conds where, ask windowAsk, counts map[uint32]int, meanwhile func() error) (windowGot, error) {
 	const from = "search_doc d"
 	if est < s.splitHits {

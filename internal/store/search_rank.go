@@ -48,8 +48,9 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		}
 	}
 	match := tsQuery(tokens, prefix)
-	// The documents whose name is the query come first (exactDocs): looked
-	// up while a window's second half runs (textWindow), or after it.
+	// The documents whose name is the query come first (exactDocs), looked
+	// up while a window's second half runs (textWindow): once, though a
+	// sample that falls short is followed by the whole window.
 	var exact map[int64]bool
 	findExact := func() (err error) {
 		if exact == nil {
@@ -63,9 +64,6 @@ func (s *Search) rankTiers(ctx context.Context, x querier, q catalog.SearchQuery
 		if st, err = s.wordStats(ctx, x); err == nil {
 			got, err = s.textWindow(ctx, x, st.hits(tokens), match, conds, ask, counts, findExact)
 		}
-	}
-	if err == nil {
-		err = findExact()
 	}
 	if err != nil {
 		return nil, err

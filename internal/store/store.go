@@ -158,14 +158,24 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	return db, nil
 }
 
+// openPostgresPool opens a pool of at most n connections to dsn, which
+// closes connections idle for five minutes.
+func openPostgresPool(dsn string, n int) (*sql.DB, error) {
+	pool, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	return pool, nil
+}
+
 func openPostgres(dsn string, o options) (*DB, error) {
-	sqldb, err := sql.Open("pgx", dsn)
+	sqldb, err := openPostgresPool(dsn, o.maxConns)
 	if err != nil {
 		return nil, catalog.Errorf(catalog.Invalid, "invalid PostgreSQL DSN: %v", err)
 	}
-	sqldb.SetMaxOpenConns(o.maxConns)
-	sqldb.SetMaxIdleConns(o.maxConns)
-	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	b, err := newBesides(dsn, runtime.GOMAXPROCS(0))
 	if err != nil {
 		_ = sqldb.Close()
